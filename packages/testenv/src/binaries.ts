@@ -1,0 +1,281 @@
+/**
+ * Where the server binaries come from. For each binary, in order: the path in
+ * its environment variable (trusted as is), a binary of the pinned version on
+ * PATH, the repository's cache, and last a build from the Go module proxy with
+ * the committed wrapper module in `scripts/binaries/<name>/`.
+ *
+ * The cache key holds the pinned version and a hash of the wrapper's files
+ * (go.mod, go.sum, compat/), so changing any builds anew and a second run
+ * costs nothing.
+ *
+ * Compat modules: where the module proxy lacks a version upstream pins, the
+ * wrapper's go.mod replaces that module with a directory
+ * `.cache/go-src/<name>@<version>`; it is made before the build from the
+ * proxy's copy of that version plus the files in the wrapper's
+ * `compat/<name>@<version>/` (see scripts/binaries/kcp/README.md).
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { BinaryUnavailableError } from "./errors.js";
+
+const run = promisify(execFile);
+
+export type BinaryName = "kcp" | "kube-apiserver" | "etcd";
+
+export interface BinarySpec {
+  readonly name: BinaryName;
+  /** Environment variable that names a binary to use as is. */
+  readonly envVar: string;
+  /** The Go module the wrapper requires. */
+  readonly module: string;
+  /** The main package to build. */
+  readonly mainPackage: string;
+  /** Arguments that make the binary print its version. */
+  readonly versionArgs: readonly string[];
+  /** Whether `--version` output shows the pinned version. */
+  matchesVersion(output: string, pinned: PinnedVersions): boolean;
+  /** -ldflags for the build, stamping the version like upstream's release builds. */
+  ldflags(pinned: PinnedVersions): string;
+}
+
+/** Versions of a build: the wrapped module's, and the Kubernetes one it builds on. */
+export interface PinnedVersions {
+  /** The version of the wrapped module, e.g. v0.32.3. */
+  readonly version: string;
+  /** k8s.io/kubernetes as required by the wrapped module (known at build time). */
+  readonly kubernetes?: string;
+}
+
+/** Version stamping of client-go and component-base, as Kubernetes' own builds do. */
+function kubeVersionFlags(gitVersion: string, kubernetes: string): string {
+  const [, major = "", minor = ""] = /^v(\d+)\.(\d+)/.exec(kubernetes) ?? [];
+  return ["k8s.io/client-go/pkg/version", "k8s.io/component-base/version"]
+    .flatMap((pkg) => [
+      `-X ${pkg}.gitVersion=${gitVersion}`,
+      `-X ${pkg}.gitMajor=${major}`,
+      `-X ${pkg}.gitMinor=${minor}`,
+      `-X ${pkg}.gitTreeState=clean`,
+    ])
+    .join(" ");
+}
+
+export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
+  kcp: {
+    name: "kcp",
+    envVar: "KCP_BIN",
+    module: "github.com/kcp-dev/kcp",
+    mainPackage: "github.com/kcp-dev/kcp/cmd/kcp",
+    versionArgs: ["--version"],
+    matchesVersion: (output, pinned) => output.includes(`+kcp-${pinned.version}`),
+    ldflags: (pinned) => kubeVersionFlags(`${pinned.kubernetes ?? "v0.0.0"}+kcp-${pinned.version}`, pinned.kubernetes ?? "v0.0.0"),
+  },
+  "kube-apiserver": {
+    name: "kube-apiserver",
+    envVar: "KUBE_APISERVER_BIN",
+    module: "k8s.io/kubernetes",
+    mainPackage: "k8s.io/kubernetes/cmd/kube-apiserver",
+    versionArgs: ["--version"],
+    matchesVersion: (output, pinned) => new RegExp(`\\b${escape(pinned.version)}\\b`).test(output),
+    ldflags: (pinned) => kubeVersionFlags(pinned.version, pinned.version),
+  },
+  etcd: {
+    name: "etcd",
+    envVar: "ETCD_BIN",
+    module: "go.etcd.io/etcd/server/v3",
+    mainPackage: "go.etcd.io/etcd/server/v3",
+    versionArgs: ["--version"],
+    matchesVersion: (output, pinned) => output.includes(`etcd Version: ${pinned.version.replace(/^v/, "")}`),
+    // etcd hard-codes its version; only the commit would be stamped, and the
+    // module proxy does not tell it.
+    ldflags: () => "",
+  },
+};
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The repository root, from this file's place in packages/testenv/{src,dist}/. */
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+export function wrapperDir(name: BinaryName, repoRoot = REPO_ROOT): string {
+  return join(repoRoot, "scripts", "binaries", name);
+}
+
+/** The version of `module` a go.mod requires. */
+export function requiredVersion(goMod: string, module: string): string | undefined {
+  // Matches both `require m v` and a line inside a `require ( ... )` block,
+  // but not the left side of a replace (which is followed by `=>`).
+  const line = new RegExp(`^(?:require\\s+|\\s+)${escape(module)}\\s+(v\\S+)(?:\\s*//.*)?$`, "m");
+  return line.exec(goMod)?.[1];
+}
+
+/** Every file of a wrapper directory, relative to it, sorted. */
+function wrapperFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/** `.cache/bin/<name>-<version>-<hash of the wrapper's files>/<name>`. */
+export function cachePath(name: BinaryName, version: string, dir: string, repoRoot = REPO_ROOT): string {
+  const hash = createHash("sha256");
+  for (const file of wrapperFiles(dir)) hash.update(file).update("\0").update(readFileSync(join(dir, file))).update("\0");
+  return join(repoRoot, ".cache", "bin", `${name}-${version}-${hash.digest("hex").slice(0, 12)}`, name);
+}
+
+interface CompatModule {
+  readonly module: string;
+  /** `<name>@<version>`: the directory name under .cache/go-src and compat/. */
+  readonly id: string;
+  readonly version: string;
+  /** Absolute path of the directory the go.mod replace points at. */
+  readonly target: string;
+}
+
+/** Replaces in a wrapper go.mod that point into `.cache/go-src/`. */
+export function compatModules(goMod: string, dir: string): CompatModule[] {
+  const replace = /^\s*(\S+)\s+=>\s+(\S*\.cache\/go-src\/([^/\s]+@(v[^/\s]+)))\s*$/gm;
+  return [...goMod.matchAll(replace)].map(([, module = "", target = "", id = "", version = ""]) => ({
+    module,
+    id,
+    version,
+    target: resolve(dir, target),
+  }));
+}
+
+/** Downloads a module through the proxy; where its files and go.mod are. */
+async function moduleInfo(module: string, version: string): Promise<{ Dir: string; GoMod: string }> {
+  const { stdout } = await run("go", ["mod", "download", "-json", `${module}@${version}`]);
+  return JSON.parse(stdout) as { Dir: string; GoMod: string };
+}
+
+/** Makes each compat module's directory: the proxy's copy plus our files. */
+async function prepareCompatModules(goMod: string, dir: string): Promise<void> {
+  for (const compat of compatModules(goMod, dir)) {
+    const source = (await moduleInfo(compat.module, compat.version)).Dir;
+    rmSync(compat.target, { recursive: true, force: true });
+    cpSync(source, compat.target, { recursive: true });
+    // The module cache is read-only; the copy must take our files.
+    for (const entry of readdirSync(compat.target, { recursive: true, withFileTypes: true })) {
+      chmodSync(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o755 : 0o644);
+    }
+    chmodSync(compat.target, 0o755);
+    const additions = join(dir, "compat", compat.id);
+    for (const file of wrapperFiles(additions)) {
+      mkdirSync(dirname(join(compat.target, file)), { recursive: true });
+      cpSync(join(additions, file), join(compat.target, file));
+    }
+  }
+}
+
+export type BinarySource = "env" | "path" | "cache" | "built";
+
+export interface ResolvedBinary {
+  readonly name: BinaryName;
+  readonly path: string;
+  readonly source: BinarySource;
+  readonly version: string;
+}
+
+export interface ResolveOptions {
+  /** Build from the module proxy when nothing else is found. Default true. */
+  readonly build?: boolean;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly repoRoot?: string;
+  /** Progress messages (builds take minutes). */
+  readonly log?: (message: string) => void;
+}
+
+export async function resolveBinary(name: BinaryName, options: ResolveOptions = {}): Promise<ResolvedBinary> {
+  const spec = BINARIES[name];
+  const env = options.env ?? process.env;
+  const repoRoot = options.repoRoot ?? REPO_ROOT;
+  const dir = wrapperDir(name, repoRoot);
+  const goMod = readFileSync(join(dir, "go.mod"), "utf8");
+  const version = requiredVersion(goMod, spec.module);
+  if (version === undefined) throw new BinaryUnavailableError(`${dir}/go.mod does not require ${spec.module}`);
+  const pinned: PinnedVersions = { version };
+
+  const given = env[spec.envVar];
+  if (given !== undefined && given !== "") {
+    if (!existsSync(given)) throw new BinaryUnavailableError(`${spec.envVar}=${given} does not exist`);
+    return { name, path: given, source: "env", version: pinned.version };
+  }
+
+  const onPath = findOnPath(name, env.PATH ?? "");
+  if (onPath !== undefined && (await versionMatches(onPath, spec, pinned))) {
+    return { name, path: onPath, source: "path", version: pinned.version };
+  }
+
+  const cached = cachePath(name, pinned.version, dir, repoRoot);
+  if (existsSync(cached)) return { name, path: cached, source: "cache", version: pinned.version };
+
+  if (options.build === false) {
+    throw new BinaryUnavailableError(
+      `${name} ${pinned.version} not found: set ${spec.envVar}, put it on PATH, or build it with \`pnpm binaries\``,
+    );
+  }
+  await build(spec, pinned, dir, goMod, cached, options.log ?? (() => undefined));
+  return { name, path: cached, source: "built", version: pinned.version };
+}
+
+function findOnPath(name: string, path: string): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function versionMatches(binary: string, spec: BinarySpec, pinned: PinnedVersions): Promise<boolean> {
+  try {
+    const { stdout, stderr } = await run(binary, [...spec.versionArgs], { timeout: 10_000 });
+    return spec.matchesVersion(stdout + stderr, pinned);
+  } catch {
+    return false;
+  }
+}
+
+async function build(
+  spec: BinarySpec,
+  pinned: PinnedVersions,
+  dir: string,
+  goMod: string,
+  target: string,
+  log: (m: string) => void,
+): Promise<void> {
+  const started = Date.now();
+  log(`building ${spec.name} ${pinned.version} from the Go module proxy (the first build takes several minutes)`);
+  await prepareCompatModules(goMod, dir);
+  const upstream = await moduleInfo(spec.module, pinned.version);
+  const kubernetes =
+    spec.module === "k8s.io/kubernetes" ? pinned.version : requiredVersion(readFileSync(upstream.GoMod, "utf8"), "k8s.io/kubernetes");
+  const stamped = kubernetes === undefined ? pinned : { ...pinned, kubernetes };
+  const partial = `${target}.partial-${process.pid}`;
+  mkdirSync(join(target, ".."), { recursive: true });
+  try {
+    await run(
+      "go",
+      ["build", "-mod=readonly", "-trimpath", `-ldflags=${spec.ldflags(stamped)}`, "-o", partial, spec.mainPackage],
+      {
+        cwd: dir,
+        env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-buildvcs=false" },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+  } catch (err) {
+    rmSync(partial, { force: true });
+    const detail = err instanceof Error && "stderr" in err ? String(err.stderr).slice(-4000) : String(err);
+    throw new BinaryUnavailableError(`building ${spec.name} ${pinned.version} failed:\n${detail}`);
+  }
+  // Concurrent builds each write their own file; the rename makes one win whole.
+  renameSync(partial, target);
+  log(`built ${spec.name} ${pinned.version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}

@@ -1,0 +1,45 @@
+/**
+ * Polling with an explanation: a condition returns whether it holds and, when
+ * it does not, why; a timeout reports the last reason instead of "timed out".
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { FatalError, TimeoutError } from "./errors.js";
+
+/** `[true, value]` when the condition holds, `[false, reason]` while it does not. */
+export type Check<T> = readonly [true, T] | readonly [false, string];
+
+export interface EventuallyOptions {
+  /** Give up after this long. Default 60 s. */
+  readonly timeoutMs?: number;
+  /** Pause between attempts. Default 250 ms. */
+  readonly intervalMs?: number;
+  /** What is awaited, for the error message. */
+  readonly description?: string;
+}
+
+/**
+ * Calls `check` until it holds and returns its value. A thrown error counts as
+ * "not yet" (its message becomes the reason), so transient API errors during
+ * start-up need no special handling by callers; a FatalError ends the wait.
+ */
+export async function eventually<T>(check: () => Promise<Check<T>> | Check<T>, options: EventuallyOptions = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const intervalMs = options.intervalMs ?? 250;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let reason: string;
+    try {
+      const result = await check();
+      if (result[0]) return result[1];
+      reason = result[1];
+    } catch (err) {
+      if (err instanceof FatalError) throw err;
+      reason = err instanceof Error ? err.message : String(err);
+    }
+    if (Date.now() + intervalMs > deadline) {
+      const what = options.description ?? "condition";
+      throw new TimeoutError(`${what} did not hold within ${timeoutMs} ms: ${reason}`);
+    }
+    await sleep(intervalMs);
+  }
+}

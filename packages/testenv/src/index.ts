@@ -1,0 +1,44 @@
+/**
+ * @edgeconnect/testenv: real kcp, kube-apiserver and etcd processes for tests
+ * and the local demo, plus the fixtures to use them (workspaces, bindings,
+ * manifests, polling with reasons).
+ *
+ * Servers run on free loopback ports in temporary directories, each in its own
+ * process group; a reaper process removes them if the owner dies. Binaries come
+ * from KCP_BIN / KUBE_APISERVER_BIN / ETCD_BIN, PATH, the repository cache, or
+ * a build from the Go module proxy (see `binaries.ts`).
+ *
+ * @module
+ */
+export { applyManifests, objectPath, parseManifests, TESTENV_FIELD_MANAGER } from "./apply.js";
+export { BINARIES, REPO_ROOT, resolveBinary, type BinaryName, type ResolvedBinary } from "./binaries.js";
+export {
+  connect,
+  connectFromEnv,
+  infraModeFromEnv,
+  loadState,
+  saveState,
+  STATE_ENV_VAR,
+  TestEnvironment,
+  type Connection,
+  type EnvironmentOptions,
+  type EnvironmentState,
+  type InfraMode,
+} from "./environment.js";
+export { BinaryUnavailableError, FatalError, HttpStatusError, ServerExitedError, TimeoutError } from "./errors.js";
+export { eventually, type Check, type EventuallyOptions } from "./eventually.js";
+export { KcpServer, type KcpServerOptions } from "./kcp-server.js";
+export { KindCluster, kindAvailability, type Availability } from "./kind.js";
+export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
+export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
+export { freePort, freePorts } from "./ports.js";
+export { Reaper } from "./reaper.js";
+export { RestClient, type KubeList, type KubeObject, type RequestOptionsLite, type WatchEvent } from "./rest-client.js";
+export {
+  apiExportEndpoints,
+  bindApiExport,
+  createWorkspace,
+  deleteWorkspace,
+  type PermissionClaim,
+  type Workspace,
+} from "./workspaces.js";

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { KubeConfig } from "@kubernetes/client-node";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { applyManifests } from "./apply.js";
+import { HttpStatusError } from "./errors.js";
+import { RestClient, type WatchEvent } from "./rest-client.js";
+
+interface Seen {
+  method: string;
+  url: string;
+  contentType: string | undefined;
+  authorization: string | undefined;
+  body: string;
+}
+
+const DISCOVERY: Record<string, unknown> = {
+  "/api/v1": { resources: [{ name: "configmaps", kind: "ConfigMap", namespaced: true }, { name: "configmaps/status", kind: "ConfigMap", namespaced: true }] },
+  "/apis/tenancy.kcp.io/v1alpha1": { resources: [{ name: "workspaces", kind: "Workspace", namespaced: false }] },
+};
+
+describe("RestClient", () => {
+  const seen: Seen[] = [];
+  let server: Server;
+  let client: RestClient;
+
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += String(chunk)));
+      req.on("end", () => {
+        const url = req.url ?? "";
+        seen.push({ method: req.method ?? "", url, contentType: req.headers["content-type"], authorization: req.headers.authorization, body });
+        const path = url.replace(/^\/clusters\/[^/]+/, "").split("?")[0] ?? "";
+        if (path === "/readyz") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+        if (path === "/missing") return void res.writeHead(404, { "content-type": "application/json" }).end('{"reason":"NotFound"}');
+        if (url.includes("watch=true")) {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"BOOKMARK",');
+          res.end('"object":{"metadata":{"resourceVersion":"7"}}}\n');
+          return;
+        }
+        const discovery = DISCOVERY[path];
+        const answer = discovery ?? { echo: path };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("no address");
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: "c", server: `http://127.0.0.1:${address.port}/clusters/root`, skipTLSVerify: true }],
+      users: [{ name: "u", token: "secret-token" }],
+      contexts: [{ name: "x", cluster: "c", user: "u" }],
+      currentContext: "x",
+    });
+    client = new RestClient(kubeConfig);
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("sends requests to server + path with the kubeconfig's credentials", async () => {
+    expect(await client.get("/api/v1/namespaces/default")).toEqual({ echo: "/api/v1/namespaces/default" });
+    expect(seen.at(-1)).toMatchObject({ method: "GET", url: "/clusters/root/api/v1/namespaces/default", authorization: "Bearer secret-token" });
+  });
+
+  it("re-targets kcp paths: another workspace and the wildcard", async () => {
+    await client.cluster("root:tenant").get("/api/v1/configmaps");
+    await client.cluster("*").list("/api/v1/configmaps");
+    expect(seen.slice(-2).map((s) => s.url)).toEqual(["/clusters/root:tenant/api/v1/configmaps", "/clusters/*/api/v1/configmaps"]);
+  });
+
+  it("returns text answers as text", async () => {
+    expect(await client.request("GET", "/readyz")).toBe("ok");
+  });
+
+  it("throws HttpStatusError with status and body on non-2xx", async () => {
+    const failure = client.get("/missing");
+    await expect(failure).rejects.toBeInstanceOf(HttpStatusError);
+    await expect(failure).rejects.toMatchObject({ status: 404, body: '{"reason":"NotFound"}' });
+  });
+
+  it("streams watch events split across chunks", async () => {
+    const events: WatchEvent[] = [];
+    for await (const event of client.watch("/api/v1/configmaps", { query: { allowWatchBookmarks: true } })) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(["ADDED", "BOOKMARK"]);
+    expect(seen.at(-1)?.url).toBe("/clusters/root/api/v1/configmaps?allowWatchBookmarks=true&watch=true");
+  });
+
+  it("applies manifests server-side at the paths discovery gives", async () => {
+    await applyManifests(
+      client,
+      `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: team}
+---
+---
+apiVersion: tenancy.kcp.io/v1alpha1
+kind: Workspace
+metadata: {name: tenant}
+`,
+      "test-manager",
+    );
+    const patches = seen.filter((s) => s.method === "PATCH").slice(-2);
+    expect(patches.map((p) => p.url)).toEqual([
+      "/clusters/root/api/v1/namespaces/team/configmaps/settings?fieldManager=test-manager&force=true",
+      "/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/tenant?fieldManager=test-manager&force=true",
+    ]);
+    expect(patches[0]?.contentType).toBe("application/apply-patch+yaml");
+    expect(JSON.parse(patches[0]?.body ?? "{}")).toMatchObject({ kind: "ConfigMap", metadata: { name: "settings" } });
+  });
+});
