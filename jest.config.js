@@ -28,7 +28,7 @@ export default {
       testMatch: ["<rootDir>/e2e/tests/**/*.test.ts", "<rootDir>/packages/*/src/**/*.int.test.ts"],
       globalSetup: "<rootDir>/e2e/src/global-setup.ts",
       globalTeardown: "<rootDir>/e2e/src/global-teardown.ts",
-      testTimeout: 180_000,
+      setupFilesAfterEnv: ["<rootDir>/e2e/src/timeouts.ts"],
     },
   ],
 };

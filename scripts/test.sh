@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every check and test: lint, type check (the build), unit tests, and the
+# e2e suites against real kcp and kube-apiserver processes. Ends with one line
+# `N passed, N failed` and a non-zero exit status on any failure.
+# EDGECONNECT_E2E_INFRA=kind uses a kind cluster instead of the local
+# kube-apiserver when Docker is available (those tests skip, saying why, when
+# it is not).
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+step "linting"
+"${PNPM[@]}" run --silent lint >&2
+
+step "running tests"
+mkdir -p .cache/reports
+report=.cache/reports/jest.json
+rm -f "$report"
+started=$(date +%s)
+set +e
+node --experimental-vm-modules node_modules/jest/bin/jest.js --ci --json --outputFile="$report" >&2
+jest_status=$?
+set -e
+echo "tests took $(elapsed "$started")" >&2
+node scripts/test-summary.mjs "$report" "$jest_status"
