@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { clusterOf, type KubeObject, type RestClient, type WatchEvent } from "@edgeconnect/kcp-ts";
 import {
   apiExportEndpoints,
   applyManifests,
@@ -16,9 +17,6 @@ import {
   createWorkspace,
   deleteWorkspace,
   eventually,
-  type KubeObject,
-  type RestClient,
-  type WatchEvent,
   type Workspace,
 } from "@edgeconnect/testenv";
 
@@ -26,8 +24,6 @@ const EXPORT = "smoke.edgeconnect.eu";
 const WIDGETS = "/apis/smoke.edgeconnect.eu/v1alpha1";
 const SECRET_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 const fixture = readFileSync(new URL("../fixtures/widgets-export.yaml", import.meta.url), "utf8");
-
-const clusterOf = (obj: KubeObject): string | undefined => obj.metadata?.annotations?.["kcp.io/cluster"];
 
 describe("kcp APIExport virtual workspace", () => {
   const { kcp } = connectFromEnv();

@@ -10,14 +10,8 @@
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import {
-  createWorkspace,
-  readKubeconfig,
-  REPO_ROOT,
-  RestClient,
-  TestEnvironment,
-  writeKubeconfig,
-} from "@edgeconnect/testenv";
+import { RestClient } from "@edgeconnect/kcp-ts";
+import { createWorkspace, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
 
 const PROVIDER_WORKSPACE = "edgeconnect";
 const TENANT_WORKSPACE = "tenant-demo";

@@ -4,7 +4,10 @@
  * need no table here.
  */
 import { parseAllDocuments } from "yaml";
-import type { KubeObject, RestClient } from "./rest-client.js";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+
+/** What applying needs of a client: discovery reads and server-side apply. */
+export type ManifestTarget = Pick<RestClient, "server" | "get" | "apply">;
 
 interface ApiResource {
   name: string;
@@ -22,7 +25,7 @@ export function parseManifests(text: string): KubeObject[] {
 }
 
 /** The URL path of `obj` on the server, from its apiVersion, kind and name. */
-export async function objectPath(client: RestClient, obj: KubeObject): Promise<string> {
+export async function objectPath(client: ManifestTarget, obj: KubeObject): Promise<string> {
   const { apiVersion, kind } = obj;
   const name = obj.metadata?.name;
   if (apiVersion === undefined || kind === undefined || name === undefined) {
@@ -39,7 +42,7 @@ export async function objectPath(client: RestClient, obj: KubeObject): Promise<s
 
 /** Applies each object in order and returns what the server stored. */
 export async function applyManifests(
-  client: RestClient,
+  client: ManifestTarget,
   manifests: string | readonly KubeObject[],
   fieldManager = TESTENV_FIELD_MANAGER,
 ): Promise<KubeObject[]> {

@@ -18,7 +18,7 @@ import { KcpServer } from "./kcp-server.js";
 import { KindCluster, kindAvailability } from "./kind.js";
 import { KubeApiServer } from "./kube-apiserver.js";
 import { Reaper } from "./reaper.js";
-import { RestClient } from "./rest-client.js";
+import { RestClient } from "@edgeconnect/kcp-ts";
 
 /** Which infrastructure cluster to use: `EDGECONNECT_E2E_INFRA`, default kube-apiserver. */
 export type InfraMode = "kube-apiserver" | "kind";

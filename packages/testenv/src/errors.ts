@@ -32,16 +32,3 @@ export class TimeoutError extends Error {
   override readonly name = "TimeoutError";
 }
 
-/** The API server answered with a non-2xx status. */
-export class HttpStatusError extends Error {
-  override readonly name = "HttpStatusError";
-
-  constructor(
-    readonly method: string,
-    readonly url: string,
-    readonly status: number,
-    readonly body: string,
-  ) {
-    super(`${method} ${url}: HTTP ${status}: ${body.slice(0, 500)}`);
-  }
-}

@@ -25,7 +25,7 @@ export {
   type EnvironmentState,
   type InfraMode,
 } from "./environment.js";
-export { BinaryUnavailableError, FatalError, HttpStatusError, ServerExitedError, TimeoutError } from "./errors.js";
+export { BinaryUnavailableError, FatalError, ServerExitedError, TimeoutError } from "./errors.js";
 export { eventually, type Check, type EventuallyOptions } from "./eventually.js";
 export { KcpServer, type KcpServerOptions } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";
@@ -33,7 +33,6 @@ export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 export { freePort, freePorts } from "./ports.js";
 export { Reaper } from "./reaper.js";
-export { RestClient, type KubeList, type KubeObject, type RequestOptionsLite, type WatchEvent } from "./rest-client.js";
 export {
   apiExportEndpoints,
   bindApiExport,

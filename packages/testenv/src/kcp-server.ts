@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { eventually } from "./eventually.js";
 import { freePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
-import { RestClient } from "./rest-client.js";
+import { RestClient } from "@edgeconnect/kcp-ts";
 import { ServerProcess } from "./server-process.js";
 
 export interface KcpServerOptions {

@@ -18,7 +18,7 @@ import { eventually } from "./eventually.js";
 import { writeKubeconfig } from "./kubeconfig.js";
 import { freePort } from "./ports.js";
 import type { Reaper } from "./reaper.js";
-import { RestClient } from "./rest-client.js";
+import { RestClient } from "@edgeconnect/kcp-ts";
 import { ServerProcess } from "./server-process.js";
 
 export interface KubeApiServerOptions {

@@ -3,9 +3,9 @@
  * is Ready, bind an APIExport and accept its claims, find the export's
  * virtual-workspace URLs.
  */
-import { HttpStatusError } from "./errors.js";
+import { HttpStatusError } from "@edgeconnect/kcp-ts";
 import { eventually } from "./eventually.js";
-import type { KubeObject, RestClient } from "./rest-client.js";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 
 export interface Workspace {
   /** Name inside its parent. */

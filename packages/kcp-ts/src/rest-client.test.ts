@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { applyManifests } from "./apply.js";
 import { HttpStatusError } from "./errors.js";
 import { RestClient, type WatchEvent } from "./rest-client.js";
 
@@ -12,11 +11,6 @@ interface Seen {
   authorization: string | undefined;
   body: string;
 }
-
-const DISCOVERY: Record<string, unknown> = {
-  "/api/v1": { resources: [{ name: "configmaps", kind: "ConfigMap", namespaced: true }, { name: "configmaps/status", kind: "ConfigMap", namespaced: true }] },
-  "/apis/tenancy.kcp.io/v1alpha1": { resources: [{ name: "workspaces", kind: "Workspace", namespaced: false }] },
-};
 
 describe("RestClient", () => {
   const seen: Seen[] = [];
@@ -39,9 +33,11 @@ describe("RestClient", () => {
           res.end('"object":{"metadata":{"resourceVersion":"7"}}}\n');
           return;
         }
-        const discovery = DISCOVERY[path];
-        const answer = discovery ?? { echo: path };
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+        if (path === "/busy") {
+          res.writeHead(429, { "content-type": "application/json", "retry-after": "3" });
+          return void res.end('{"kind":"Status","reason":"TooManyRequests","message":"slow down"}');
+        }
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ echo: path }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -80,6 +76,16 @@ describe("RestClient", () => {
     await expect(failure).rejects.toMatchObject({ status: 404, body: '{"reason":"NotFound"}' });
   });
 
+  it("carries the Status reason and Retry-After of a 429", async () => {
+    await expect(client.get("/busy")).rejects.toMatchObject({ status: 429, reason: "TooManyRequests", retryAfterSeconds: 3 });
+    await expect(client.get("/busy")).rejects.toThrow("GET http://127.0.0.1");
+  });
+
+  it("never puts credentials into errors", async () => {
+    const failure = await client.get("/missing").catch((err: unknown) => err);
+    expect(JSON.stringify(failure) + String(failure)).not.toContain("secret-token");
+  });
+
   it("streams watch events split across chunks", async () => {
     const events: WatchEvent[] = [];
     for await (const event of client.watch("/api/v1/configmaps", { query: { allowWatchBookmarks: true } })) events.push(event);
@@ -87,26 +93,4 @@ describe("RestClient", () => {
     expect(seen.at(-1)?.url).toBe("/clusters/root/api/v1/configmaps?allowWatchBookmarks=true&watch=true");
   });
 
-  it("applies manifests server-side at the paths discovery gives", async () => {
-    await applyManifests(
-      client,
-      `apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings, namespace: team}
----
----
-apiVersion: tenancy.kcp.io/v1alpha1
-kind: Workspace
-metadata: {name: tenant}
-`,
-      "test-manager",
-    );
-    const patches = seen.filter((s) => s.method === "PATCH").slice(-2);
-    expect(patches.map((p) => p.url)).toEqual([
-      "/clusters/root/api/v1/namespaces/team/configmaps/settings?fieldManager=test-manager&force=true",
-      "/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/tenant?fieldManager=test-manager&force=true",
-    ]);
-    expect(patches[0]?.contentType).toBe("application/apply-patch+yaml");
-    expect(JSON.parse(patches[0]?.body ?? "{}")).toMatchObject({ kind: "ConfigMap", metadata: { name: "settings" } });
-  });
 });

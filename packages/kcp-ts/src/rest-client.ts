@@ -1,13 +1,16 @@
 /**
- * A minimal JSON client for any API server path: kcp's `/clusters/<name>`,
+ * A JSON client for any API-server path: kcp's `/clusters/<name>`,
  * `/clusters/*` and virtual-workspace URLs included. Credentials and TLS come
  * from a kubeconfig through @kubernetes/client-node; requests go out as
- * `server + path`, unchanged, so kcp paths survive. It serves the test
- * environment and tests; controllers use the runtime's clients.
+ * `server + path`, unchanged, so kcp paths survive.
+ *
+ * Guarantees: one keep-alive connection pool per client family (clients made
+ * with `withServer` / `cluster` share it); errors never carry credentials.
+ * Caveats: no retries here; the runtime decides what to retry and when.
  */
 import { KubeConfig } from "@kubernetes/client-node";
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest, type RequestOptions } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { HttpStatusError } from "./errors.js";
 
@@ -15,8 +18,10 @@ export interface RequestOptionsLite {
   readonly body?: unknown;
   /** Default application/json; use application/apply-patch+yaml for server-side apply. */
   readonly contentType?: string;
-  readonly query?: Readonly<Record<string, string | number | boolean>>;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly signal?: AbortSignal;
+  /** Abort when no complete answer arrived in this time. Default: none. */
+  readonly timeoutMs?: number;
 }
 
 export interface WatchEvent<T = KubeObject> {
@@ -24,20 +29,25 @@ export interface WatchEvent<T = KubeObject> {
   readonly object: T;
 }
 
-/** The fields every Kubernetes object has that tests look at. */
+/** The fields every Kubernetes object has. */
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    resourceVersion?: string;
-    uid?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [key: string]: unknown;
-  };
+  metadata?: ObjectMeta;
+  [key: string]: unknown;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  resourceVersion?: string;
+  uid?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  deletionTimestamp?: string;
+  ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
   [key: string]: unknown;
 }
 
@@ -46,12 +56,27 @@ export interface KubeList<T = KubeObject> {
   items: T[];
 }
 
+interface Transport {
+  readonly kubeConfig: KubeConfig;
+  readonly https: HttpsAgent;
+  readonly http: HttpAgent;
+}
+
 export class RestClient {
+  private readonly transport: Transport;
+  /** Base URL every path is appended to. */
+  readonly server: string;
+
   /** `server` overrides the kubeconfig's server URL, keeping its credentials. */
-  constructor(
-    private readonly kubeConfig: KubeConfig,
-    readonly server: string = currentServer(kubeConfig),
-  ) {}
+  constructor(kubeConfig: KubeConfig, server?: string);
+  constructor(transport: Transport, server: string);
+  constructor(source: KubeConfig | Transport, server?: string) {
+    this.transport =
+      source instanceof KubeConfig
+        ? { kubeConfig: source, https: new HttpsAgent({ keepAlive: true }), http: new HttpAgent({ keepAlive: true }) }
+        : source;
+    this.server = (server ?? currentServer(this.transport.kubeConfig)).replace(/\/+$/, "");
+  }
 
   static fromFile(path: string): RestClient {
     const kubeConfig = new KubeConfig();
@@ -59,14 +84,20 @@ export class RestClient {
     return new RestClient(kubeConfig);
   }
 
-  /** The same credentials against another base URL (a workspace, a virtual workspace). */
+  /** The same credentials and connections against another base URL (a workspace, a virtual workspace). */
   withServer(server: string): RestClient {
-    return new RestClient(this.kubeConfig, server.replace(/\/+$/, ""));
+    return new RestClient(this.transport, server);
   }
 
-  /** A client for kcp's `/clusters/<pathOrName>` below this client's server. */
+  /** A client for kcp's `/clusters/<pathOrName>` below this client's server (`*` for all). */
   cluster(pathOrName: string): RestClient {
     return this.withServer(`${rootOf(this.server)}/clusters/${pathOrName}`);
+  }
+
+  /** Closes idle pooled connections (open watches end on their own). */
+  close(): void {
+    this.transport.https.destroy();
+    this.transport.http.destroy();
   }
 
   async get<T = KubeObject>(path: string, options?: RequestOptionsLite): Promise<T> {
@@ -85,11 +116,11 @@ export class RestClient {
     return this.request<T>("PUT", path, { body });
   }
 
-  async delete(path: string): Promise<void> {
-    await this.request("DELETE", path);
+  async delete(path: string, options?: RequestOptionsLite): Promise<void> {
+    await this.request("DELETE", path, options);
   }
 
-  /** Server-side apply of `body` at `path` (the object's own URL). */
+  /** Server-side apply of `body` at `path` (the object's own URL, or its /status). */
   async apply<T = KubeObject>(path: string, body: unknown, fieldManager: string): Promise<T> {
     return this.request<T>("PATCH", path, {
       body,
@@ -102,21 +133,25 @@ export class RestClient {
   async request<T = unknown>(method: string, path: string, options: RequestOptionsLite = {}): Promise<T> {
     const response = await this.send(method, path, options);
     const text = await readAll(response);
-    if (response.statusCode === undefined || response.statusCode < 200 || response.statusCode >= 300) {
-      throw new HttpStatusError(method, this.server + path, response.statusCode ?? 0, text);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      throw new HttpStatusError(method, this.server + path, status, text, header(response, "retry-after"));
     }
     const json = (response.headers["content-type"] ?? "").includes("json");
     return (json && text !== "" ? JSON.parse(text) : text) as T;
   }
 
   /**
-   * Streams watch events until the server ends the watch or `signal` aborts.
-   * A non-2xx answer to the watch request throws HttpStatusError.
+   * Streams watch events until the server ends the watch or `signal` aborts
+   * (then it just ends). A non-2xx answer to the watch request throws
+   * HttpStatusError; an expired resourceVersion mid-stream arrives as an
+   * ERROR event carrying a Status, as the server sends it.
    */
   async *watch<T = KubeObject>(path: string, options: RequestOptionsLite = {}): AsyncGenerator<WatchEvent<T>> {
     const response = await this.send("GET", path, { ...options, query: { ...options.query, watch: true } });
-    if (response.statusCode === undefined || response.statusCode >= 300) {
-      throw new HttpStatusError("WATCH", this.server + path, response.statusCode ?? 0, await readAll(response));
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      throw new HttpStatusError("WATCH", this.server + path, status, await readAll(response), header(response, "retry-after"));
     }
     const lines = createInterface({ input: response, crlfDelay: Infinity });
     try {
@@ -133,15 +168,20 @@ export class RestClient {
 
   private async send(method: string, path: string, options: RequestOptionsLite): Promise<IncomingMessage> {
     const url = new URL(this.server + path + queryString(options.query));
+    const plain = url.protocol === "http:";
     const requestOptions: RequestOptions = { method, headers: {} };
-    await this.kubeConfig.applyToHTTPSOptions(requestOptions);
+    await this.transport.kubeConfig.applyToHTTPSOptions(requestOptions);
+    requestOptions.agent = plain ? this.transport.http : this.transport.https;
     const payload = encodeBody(options.body, options.contentType);
-    if (payload !== undefined) {
-      requestOptions.headers = { ...requestOptions.headers, "Content-Type": payload.contentType };
-    }
-    requestOptions.headers = { ...requestOptions.headers, Accept: "application/json" };
-    if (options.signal) requestOptions.signal = options.signal;
-    const send = url.protocol === "http:" ? httpRequest : httpsRequest;
+    requestOptions.headers = {
+      ...requestOptions.headers,
+      Accept: "application/json",
+      ...(payload === undefined ? {} : { "Content-Type": payload.contentType }),
+    };
+    const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
+    const active = signals.filter((s): s is AbortSignal => s !== undefined);
+    if (active.length > 0) requestOptions.signal = active.length === 1 ? active[0] : AbortSignal.any(active);
+    const send = plain ? httpRequest : httpsRequest;
     return new Promise((resolve, reject) => {
       const req = send(url, requestOptions, resolve);
       req.once("error", reject);
@@ -153,7 +193,7 @@ export class RestClient {
 function currentServer(kubeConfig: KubeConfig): string {
   const cluster = kubeConfig.getCurrentCluster();
   if (cluster === null) throw new Error("kubeconfig has no current cluster");
-  return cluster.server.replace(/\/+$/, "");
+  return cluster.server;
 }
 
 /** The server URL without any `/clusters/...` suffix. */
@@ -162,10 +202,15 @@ function rootOf(server: string): string {
   return index === -1 ? server : server.slice(0, index);
 }
 
+function header(response: IncomingMessage, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 function queryString(query: RequestOptionsLite["query"]): string {
   if (query === undefined) return "";
-  const params = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]));
-  const text = params.toString();
+  const entries = Object.entries(query).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
+  const text = new URLSearchParams(entries.map(([key, value]): [string, string] => [key, String(value)])).toString();
   return text === "" ? "" : `?${text}`;
 }
 
