@@ -10,6 +10,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 step "linting"
 "${PNPM[@]}" run --silent lint >&2
 
+step "checking that generated kcp types match the pinned kcp"
+node scripts/generate-kcp-types.mjs --check >&2
+
 step "running tests"
 mkdir -p .cache/reports
 report=.cache/reports/jest.json

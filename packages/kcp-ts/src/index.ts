@@ -6,6 +6,9 @@
  *   credentials and TLS from a kubeconfig.
  * - Logical-cluster identity: the `kcp.io/cluster` annotation and the tenant
  *   `fingerprint` (first 12 hex characters of SHA-256).
+ * - Types of kcp's API objects, generated from kcp's own CRDs at the pinned
+ *   version (`scripts/generate-kcp-types.mjs`), and a typed registry of the
+ *   kcp resources with `resourcePath`.
  *
  * @module
  */
@@ -19,3 +22,24 @@ export {
   type RequestOptionsLite,
   type WatchEvent,
 } from "./rest-client.js";
+export * from "./generated/index.js";
+export {
+  APIBINDING,
+  APIEXPORT,
+  APIEXPORT_ENDPOINT_SLICE,
+  APIRESOURCE_SCHEMA,
+  KCP_RESOURCES,
+  LOGICAL_CLUSTER,
+  WORKSPACE,
+  WORKSPACE_TYPE,
+  defineResource,
+  isObjectOf,
+  resourcePath,
+  type GroupOf,
+  type KcpResource,
+  type ObjectOf,
+  type ResourceCoordinates,
+  type ResourcePathOptions,
+  type TypedObject,
+  type VersionOf,
+} from "./kcp-resources.js";

@@ -1,6 +1,104 @@
 /**
- * @edgeconnect/runtime: the controller runtime shared by all three systems.
+ * @edgeconnect/runtime: the controller runtime shared by the provider
+ * controller, the CAPI cluster provider and the OTC cloud controller manager.
+ *
+ * - `reflector/`: paged LIST + WATCH with bookmarks, inactivity timeout,
+ *   jittered backoff and 410 relists into a cluster-aware store.
+ * - `queue/`: the fair per-tenant work queue and its rate limiters.
+ * - `reconcile/`: requests, the reconciler contract, the controller loop,
+ *   event handlers, conditions, finalizers and status writes.
+ * - `leader/`: leader election and sharding of tenants across replicas on
+ *   coordination.k8s.io Leases.
+ * - `observability/`: pino logs with redaction, controller-runtime metrics,
+ *   /metrics, /healthz and /readyz.
  *
  * @module
  */
+export { Backoff, type BackoffOptions } from "./reflector/backoff.js";
+export { InitialSyncError, ObjectKeyError, WatchEventError } from "./reflector/errors.js";
+export { Reflector, type ListWatchClient, type ReflectorHandlers, type ReflectorLogger, type ReflectorOptions } from "./reflector/reflector.js";
+export {
+  CLUSTER_INDEX,
+  CLUSTER_NAMESPACE_INDEX,
+  objectKey,
+  splitKey,
+  Store,
+  type Indexer,
+  type KeyParts,
+  type ReplaceResult,
+  type StoreChange,
+  type StoreOptions,
+} from "./reflector/store.js";
+
+export { ManualClock, realClock, type Clock, type TimerHandle } from "./queue/clock.js";
+export { FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";
 export { NO_QUEUE_METRICS, type QueueMetrics } from "./queue/queue-metrics.js";
+export {
+  defaultControllerRateLimiter,
+  ExponentialFailureRateLimiter,
+  MaxOfRateLimiter,
+  TokenBucketRateLimiter,
+  type DefaultControllerRateLimiterOptions,
+  type ExponentialFailureOptions,
+  type RateLimiter,
+  type TokenBucketOptions,
+} from "./queue/rate-limiter.js";
+
+export { conditionTime, findCondition, isConditionTrue, setCondition, type Condition, type ConditionStatus, type ConditionUpdate } from "./reconcile/conditions.js";
+export { Controller, type ControllerMetrics, type ControllerOptions, type Logger as ControllerLogger } from "./reconcile/controller.js";
+export { enqueueMapped, enqueueObject, requestFor, type EventHandlers, type RequestSink } from "./reconcile/handlers.js";
+export { reconcilerFn, TerminalError, type ReconcileContext, type Reconciler, type Result } from "./reconcile/reconciler.js";
+export { describeRequest, requestFromKey, requestKey, tenantOf, type Request } from "./reconcile/request.js";
+export { applyStatus, ensureFinalizer, hasFinalizer, removeFinalizer, type WriteClient } from "./reconcile/writes.js";
+
+export { LeaderElector, type LeaderElectorOptions } from "./leader/leader-elector.js";
+export { LeaseHolder, type LeaseHolderOptions } from "./leader/lease-holder.js";
+export { LeaseLock, microTime, type Lease, type LeaseClient, type LeaseSpec } from "./leader/lease.js";
+export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions } from "./leader/shard-coordinator.js";
+
+export {
+  controllerLogger,
+  createLogger,
+  MAX_ERROR_BODY_CHARS,
+  reconcileLogger,
+  REDACTED,
+  REDACTED_PATHS,
+  serializeError,
+  type ControllerLogFields,
+  type Logger,
+  type LoggerOptions,
+  type ReconcileLogFields,
+  type SerializedError,
+} from "./observability/logger.js";
+export {
+  RECONCILE_RESULTS,
+  RECONCILE_TIME_BUCKETS,
+  RuntimeMetrics,
+  WORKQUEUE_DURATION_BUCKETS,
+  type ReconcileResult,
+  type RuntimeMetricsOptions,
+} from "./observability/metrics.js";
+export { DEFAULT_TRACKED_TENANTS, OTHER_TENANT, TenantLabels } from "./observability/tenant-labels.js";
+export {
+  DEFAULT_CHECK_TIMEOUT_MS,
+  HealthChecks,
+  type CheckKind,
+  type CheckResult,
+  type HealthCheck,
+  type HealthChecksOptions,
+} from "./observability/health-checks.js";
+export {
+  startMetricsServer,
+  startProbeServer,
+  type EndpointServer,
+  type MetricsServerOptions,
+  type MetricsSource,
+  type ProbeServerOptions,
+} from "./observability/http-endpoints.js";
+export { DISABLED_ADDRESS, parseBindAddress, type ListenAddress } from "./observability/bind-address.js";
+export {
+  DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_METRICS_BIND_ADDRESS,
+  parseRuntimeFlags,
+  type RuntimeFlags,
+} from "./observability/flags.js";

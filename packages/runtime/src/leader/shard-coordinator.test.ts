@@ -1,0 +1,130 @@
+import { describe, expect, it } from "@jest/globals";
+import { memoryLeases } from "./memory-leases.fixture.js";
+import { preferredOwner, ShardCoordinator, slotOf } from "./shard-coordinator.js";
+
+
+function cluster(names: string[], slots = 16) {
+  const client = memoryLeases();
+  const clock = { t: 5_000_000 };
+  const events: string[] = [];
+  const replicas = new Map(
+    names.map((identity) => [
+      identity,
+      new ShardCoordinator({
+        client,
+        namespace: "ns",
+        group: "provider-controller",
+        identity,
+        slots,
+        now: () => clock.t,
+        onSlotAcquired: (slot) => events.push(`${identity}+${slot}`),
+        onSlotLost: (slot) => events.push(`${identity}-${slot}`),
+      }),
+    ]),
+  );
+  return { clock, replicas, events };
+}
+
+/** Every slot is owned by at most one replica. */
+function assertExclusive(replicas: Iterable<ShardCoordinator>): void {
+  const owners = new Map<number, number>();
+  for (const r of replicas) for (const slot of r.ownedSlots()) owners.set(slot, (owners.get(slot) ?? 0) + 1);
+  for (const count of owners.values()) expect(count).toBe(1);
+}
+
+async function rounds(replicas: Iterable<ShardCoordinator>, n: number, clock: { t: number }, stepMs = 2_000): Promise<void> {
+  const list = [...replicas];
+  for (let i = 0; i < n; i++) {
+    for (const r of list) {
+      await r.round();
+      assertExclusive(list);
+    }
+    clock.t += stepMs;
+  }
+}
+
+describe("slotOf and preferredOwner", () => {
+  it("map a fingerprint to a stable slot and a slot to one member, whatever the member order", () => {
+    expect(slotOf("ffffffff0000", 32)).toBe(0xffffffff % 32);
+    expect(preferredOwner(3, ["a", "b", "c"])).toBe(preferredOwner(3, ["c", "a", "b"]));
+    expect(preferredOwner(3, [])).toBeUndefined();
+  });
+
+  it("moves only the slots of a member that leaves", () => {
+    const before = Array.from({ length: 64 }, (_, s) => preferredOwner(s, ["a", "b", "c"]));
+    const after = Array.from({ length: 64 }, (_, s) => preferredOwner(s, ["a", "b"]));
+    before.forEach((owner, slot) => {
+      if (owner !== "c") expect(after[slot]).toBe(owner);
+    });
+  });
+});
+
+describe("ShardCoordinator", () => {
+  it("splits all slots among the replicas, each slot to exactly one", async () => {
+    const { replicas, clock } = cluster(["a", "b", "c"]);
+    await rounds(replicas.values(), 3, clock);
+    const all = [...replicas.values()].flatMap((r) => r.ownedSlots()).sort((x, y) => x - y);
+    expect(all).toEqual(Array.from({ length: 16 }, (_, s) => s));
+    for (const r of replicas.values()) expect(r.ownedSlots().length).toBeGreaterThan(0);
+  });
+
+  it("hands slots over to a replica that joins, never owning one twice", async () => {
+    const { replicas, clock } = cluster(["a", "b", "c"]);
+    const a = replicas.get("a");
+    if (!a) throw new Error("no replica");
+    await rounds([a], 2, clock);
+    expect(a.ownedSlots()).toHaveLength(16);
+    await rounds(replicas.values(), 4, clock);
+    expect(a.ownedSlots().length).toBeLessThan(16);
+    expect([...replicas.values()].flatMap((r) => r.ownedSlots())).toHaveLength(16);
+  });
+
+  it("takes over a dead replica's slots within two lease durations", async () => {
+    const { replicas, clock } = cluster(["a", "b", "c"]);
+    await rounds(replicas.values(), 3, clock);
+    const dead = replicas.get("c");
+    if (!dead) throw new Error("no replica");
+    const orphaned = dead.ownedSlots();
+    replicas.delete("c");
+    const diedAt = clock.t;
+    let recovered: number | undefined;
+    for (let i = 0; i < 20 && recovered === undefined; i++) {
+      await rounds(replicas.values(), 1, clock);
+      const covered = [...replicas.values()].flatMap((r) => r.ownedSlots());
+      if (orphaned.every((slot) => covered.includes(slot))) recovered = clock.t - diedAt;
+    }
+    // The dead replica still believes it owns its slots; the others must not
+    // take them before its Leases have expired.
+    expect(recovered).toBeDefined();
+    expect(recovered ?? Infinity).toBeGreaterThanOrEqual(15_000);
+    // Observed continuously, the Leases lapse one duration after the last
+    // renewal: well inside two.
+    expect(recovered ?? Infinity).toBeLessThanOrEqual(15_000 + 2 * 2_000);
+  });
+
+  it("stops admitting, drains, then releases when it leaves", async () => {
+    const { replicas, clock, events } = cluster(["a", "b"]);
+    await rounds(replicas.values(), 3, clock);
+    const a = replicas.get("a");
+    const b = replicas.get("b");
+    if (!a || !b) throw new Error("no replicas");
+    const owned = a.ownedSlots();
+    const before = events.length;
+    await a.releaseAll();
+    expect(a.ownedSlots()).toEqual([]);
+    expect(events.slice(before).sort()).toEqual(owned.map((slot) => `a-${slot}`).sort());
+    replicas.delete("a");
+    await rounds([b], 1, clock);
+    // Released Leases are free at once; the membership lapses, so b takes all.
+    expect(b.ownedSlots().length).toBeGreaterThanOrEqual(owned.length);
+  });
+
+  it("answers owns() for tenants by their slot", async () => {
+    const { replicas, clock } = cluster(["solo"], 8);
+    const solo = replicas.get("solo");
+    if (!solo) throw new Error("no replica");
+    expect(solo.owns("0123456789ab")).toBe(false);
+    await rounds([solo], 1, clock);
+    expect(solo.owns("0123456789ab")).toBe(true);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The command-line flags every controller binary shares, spelled as in
+ * kubebuilder-generated Go managers so that existing Deployment manifests
+ * carry over: --metrics-bind-address, --health-probe-bind-address and
+ * --leader-elect. Everything else is passed back for the binary's own parser.
+ */
+
+/** Default of --metrics-bind-address. */
+export const DEFAULT_METRICS_BIND_ADDRESS = ":8080";
+/** Default of --health-probe-bind-address. */
+export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ":8081";
+
+export interface RuntimeFlags {
+  /** --metrics-bind-address; default ":8080"; "0" disables the metrics server. */
+  metricsBindAddress: string;
+  /** --health-probe-bind-address; default ":8081"; "0" disables the probe server. */
+  healthProbeBindAddress: string;
+  /** --leader-elect; default false. */
+  leaderElect: boolean;
+  /** The arguments not consumed here, in their original order. */
+  rest: string[];
+}
+
+/** The spellings Go's strconv.ParseBool accepts, which is what --leader-elect=... takes in Go. */
+const BOOLEANS = new Map<string, boolean>([
+  ...["1", "t", "T", "true", "TRUE", "True"].map((text) => [text, true] as const),
+  ...["0", "f", "F", "false", "FALSE", "False"].map((text) => [text, false] as const),
+]);
+
+type AddressFlag = "metricsBindAddress" | "healthProbeBindAddress";
+
+const ADDRESS_FLAGS = new Map<string, AddressFlag>([
+  ["--metrics-bind-address", "metricsBindAddress"],
+  ["--health-probe-bind-address", "healthProbeBindAddress"],
+]);
+
+/**
+ * Parses the shared flags out of `argv` (without the node and script paths).
+ * Address flags take `--flag=value` or `--flag value`; --leader-elect is a
+ * boolean that takes no separate value (as in Go, `--leader-elect false`
+ * leaves "false" as a positional argument), only `--leader-elect=false`.
+ * A "--" ends flag parsing; it and what follows are left in `rest`.
+ * Throws on a missing or malformed value.
+ */
+export function parseRuntimeFlags(argv: readonly string[]): RuntimeFlags {
+  const flags: RuntimeFlags = {
+    metricsBindAddress: DEFAULT_METRICS_BIND_ADDRESS,
+    healthProbeBindAddress: DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+    leaderElect: false,
+    rest: [],
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      flags.rest.push(...argv.slice(i));
+      break;
+    }
+    const equals = arg.indexOf("=");
+    const name = equals < 0 ? arg : arg.slice(0, equals);
+    const inlineValue = equals < 0 ? undefined : arg.slice(equals + 1);
+
+    const addressFlag = ADDRESS_FLAGS.get(name);
+    if (addressFlag !== undefined) {
+      const value = inlineValue ?? argv[++i];
+      if (value === undefined) throw new Error(`flag ${name} needs a value`);
+      flags[addressFlag] = value;
+    } else if (name === "--leader-elect") {
+      const value = inlineValue === undefined ? true : BOOLEANS.get(inlineValue);
+      if (value === undefined) throw new Error(`flag ${name}: invalid boolean ${JSON.stringify(inlineValue)}`);
+      flags.leaderElect = value;
+    } else {
+      flags.rest.push(arg);
+    }
+  }
+  return flags;
+}

@@ -1,0 +1,493 @@
+import { describe, expect, it } from "@jest/globals";
+import { ManualClock } from "./clock.js";
+import { FairQueue } from "./fair-queue.js";
+import type { QueueMetrics } from "./queue-metrics.js";
+import { ExponentialFailureRateLimiter } from "./rate-limiter.js";
+
+interface Req {
+  readonly tenant: string;
+  readonly name: string;
+  readonly version?: number;
+}
+
+const req = (tenant: string, name: string, version?: number): Req => ({ tenant, name, version });
+
+function makeQueue(clock = new ManualClock(), metrics?: QueueMetrics): FairQueue<Req> {
+  return new FairQueue<Req>({
+    key: (r) => `${r.tenant}/${r.name}`,
+    tenant: (r) => r.tenant,
+    clock,
+    rateLimiter: new ExponentialFailureRateLimiter({ baseDelayMs: 100, jitter: 0 }),
+    metrics,
+  });
+}
+
+// Only for queues with items ready: a get that would wait is a test bug.
+async function takeNames(queue: FairQueue<Req>, count: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const item = await queue.get();
+    if (item === undefined) throw new Error(`get ${i} resolved undefined`);
+    names.push(`${item.tenant}/${item.name}`);
+  }
+  return names;
+}
+
+// Lets every pending promise callback run; no time passes on any clock.
+const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function track<T>(promise: Promise<T>): { settled: () => boolean; value: () => T | undefined } {
+  let settled = false;
+  let value: T | undefined;
+  void promise.then((v) => {
+    settled = true;
+    value = v;
+  });
+  return { settled: () => settled, value: () => value };
+}
+
+class RecordingMetrics implements QueueMetrics {
+  adds = 0;
+  retries = 0;
+  readonly depths: number[] = [];
+  readonly latencies: [number, string][] = [];
+  readonly durations: number[] = [];
+
+  add(): void {
+    this.adds++;
+  }
+
+  retry(): void {
+    this.retries++;
+  }
+
+  depth(items: number): void {
+    this.depths.push(items);
+  }
+
+  queueLatency(seconds: number, tenant: string): void {
+    this.latencies.push([seconds, tenant]);
+  }
+
+  workDuration(seconds: number): void {
+    this.durations.push(seconds);
+  }
+}
+
+describe("FairQueue", () => {
+  describe("add", () => {
+    it("folds repeated adds of a waiting key into one item", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      queue.add(req("a", "x"));
+      queue.add(req("a", "y"));
+      queue.add(req("a", "x"));
+      expect(queue.length).toBe(2);
+      expect(await takeNames(queue, 2)).toEqual(["a/x", "a/y"]);
+      expect(queue.length).toBe(0);
+    });
+
+    it("keeps a folded key at its first place but hands out the newest item", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x", 1));
+      queue.add(req("a", "y", 1));
+      queue.add(req("a", "x", 2));
+      expect(await queue.get()).toEqual(req("a", "x", 2));
+      expect(await queue.get()).toEqual(req("a", "y", 1));
+    });
+
+    it("parks a key added while it is processing instead of handing it out a second time", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x", 1));
+      expect(await queue.get()).toEqual(req("a", "x", 1));
+      queue.add(req("a", "x", 2));
+      queue.add(req("a", "x", 3));
+      expect(queue.length).toBe(0);
+      const second = track(queue.get());
+      await flush();
+      expect(second.settled()).toBe(false);
+      queue.done(req("a", "x", 1));
+      await flush();
+      expect(second.value()).toEqual(req("a", "x", 3));
+      expect(queue.processingCount).toBe(1);
+    });
+
+    it("is ignored after shutdown", () => {
+      const queue = makeQueue();
+      queue.shutDown();
+      queue.add(req("a", "x"));
+      expect(queue.length).toBe(0);
+      expect(queue.tenants()).toEqual([]);
+    });
+  });
+
+  describe("get", () => {
+    it("hands out one tenant's items in the order they were added", async () => {
+      const queue = makeQueue();
+      for (const name of ["3", "1", "2"]) queue.add(req("a", name));
+      expect(await takeNames(queue, 3)).toEqual(["a/3", "a/1", "a/2"]);
+    });
+
+    it("serves tenants round-robin, one item per turn, in the order they became ready", async () => {
+      const queue = makeQueue();
+      for (const name of ["1", "2", "3"]) queue.add(req("A", name));
+      for (const name of ["1", "2"]) queue.add(req("B", name));
+      queue.add(req("C", "1"));
+      expect(await takeNames(queue, 6)).toEqual(["A/1", "B/1", "C/1", "A/2", "B/2", "A/3"]);
+    });
+
+    it("hands out another tenant's key within two gets even behind 10,000 ready keys", async () => {
+      const queue = makeQueue();
+      for (let i = 0; i < 10_000; i++) queue.add(req("A", `k${i}`));
+      queue.add(req("B", "only"));
+      const nextTwo = await takeNames(queue, 2);
+      expect(nextTwo).toContain("B/only");
+      expect(queue.length).toBe(9_999);
+    });
+
+    it("gives a tenant that shows up late its turn in the next round", async () => {
+      const queue = makeQueue();
+      for (let i = 0; i < 5; i++) queue.add(req("A", `${i}`));
+      for (let i = 0; i < 5; i++) queue.add(req("B", `${i}`));
+      expect(await takeNames(queue, 3)).toEqual(["A/0", "B/0", "A/1"]);
+      queue.add(req("C", "0"));
+      expect(await takeNames(queue, 3)).toEqual(["B/1", "A/2", "C/0"]);
+    });
+
+    it("waits while nothing is ready and resolves when an item is added", async () => {
+      const queue = makeQueue();
+      const pending = track(queue.get());
+      await flush();
+      expect(pending.settled()).toBe(false);
+      queue.add(req("a", "x"));
+      await flush();
+      expect(pending.value()).toEqual(req("a", "x"));
+      expect(queue.processingCount).toBe(1);
+    });
+
+    it("gives concurrent getters distinct items, oldest getter first", async () => {
+      const queue = makeQueue();
+      const getters = [queue.get(), queue.get(), queue.get()];
+      const late = track(queue.get());
+      queue.add(req("a", "1"));
+      queue.add(req("a", "1"));
+      queue.add(req("b", "1"));
+      queue.add(req("a", "2"));
+      const items = await Promise.all(getters);
+      expect(items).toEqual([req("a", "1"), req("b", "1"), req("a", "2")]);
+      await flush();
+      expect(late.settled()).toBe(false);
+      expect(queue.processingCount).toBe(3);
+    });
+
+    it("resolves undefined when its signal aborts, leaving the other getters waiting", async () => {
+      const queue = makeQueue();
+      const controller = new AbortController();
+      const aborted = queue.get(controller.signal);
+      const other = queue.get();
+      controller.abort();
+      expect(await aborted).toBeUndefined();
+      queue.add(req("a", "x"));
+      expect(await other).toEqual(req("a", "x"));
+    });
+
+    it("resolves undefined for an already aborted signal without taking an item", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      expect(await queue.get(AbortSignal.abort())).toBeUndefined();
+      expect(queue.length).toBe(1);
+      expect(queue.processingCount).toBe(0);
+    });
+
+    it("gives each of 200 tenants one turn per round until all are drained", async () => {
+      const queue = makeQueue();
+      for (let i = 0; i < 2000; i++) queue.add(req(`t${i % 200}`, `k${i}`));
+      for (let round = 0; round < 10; round++) {
+        const tenants = new Set<string>();
+        for (let i = 0; i < 200; i++) {
+          const item = await queue.get();
+          if (item === undefined) throw new Error("queue ran dry early");
+          tenants.add(item.tenant);
+          queue.done(item);
+        }
+        expect(tenants.size).toBe(200);
+      }
+      expect(queue.length).toBe(0);
+      expect(queue.tenants()).toEqual([]);
+    });
+  });
+
+  describe("done", () => {
+    it("puts a key re-added during processing behind its tenant's waiting items", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      queue.add(req("a", "y"));
+      expect(await takeNames(queue, 1)).toEqual(["a/x"]);
+      queue.add(req("a", "x"));
+      queue.add(req("a", "z"));
+      queue.done(req("a", "x"));
+      expect(await takeNames(queue, 3)).toEqual(["a/y", "a/z", "a/x"]);
+    });
+
+    it("does not re-queue a key that was not added again", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      const item = await queue.get();
+      if (item !== undefined) queue.done(item);
+      expect(queue.length).toBe(0);
+      expect(queue.processingCount).toBe(0);
+    });
+
+    it("ignores a key that is not being processed", () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      queue.done(req("a", "x"));
+      queue.done(req("a", "never"));
+      expect(queue.length).toBe(1);
+      expect(queue.processingCount).toBe(0);
+    });
+  });
+
+  describe("addAfter", () => {
+    it("adds items when they fall due, in due-time order", async () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      queue.addAfter(req("a", "late"), 300);
+      queue.addAfter(req("a", "early"), 100);
+      queue.addAfter(req("a", "middle"), 200);
+      clock.advance(99);
+      expect(queue.length).toBe(0);
+      clock.advance(1);
+      expect(queue.length).toBe(1);
+      clock.advance(500);
+      expect(await takeNames(queue, 3)).toEqual(["a/early", "a/middle", "a/late"]);
+    });
+
+    it("keeps one clock timer however many items wait", () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      for (let i = 0; i < 1000; i++) queue.addAfter(req(`t${i % 7}`, `k${i}`), 1000 - i);
+      expect(clock.pendingTimers).toBe(1);
+      clock.advance(500);
+      expect(queue.length).toBe(500);
+      expect(clock.pendingTimers).toBe(1);
+      clock.advance(500);
+      expect(queue.length).toBe(1000);
+      expect(clock.pendingTimers).toBe(0);
+    });
+
+    it("keeps the earlier due time when a waiting key is delayed again", () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      queue.addAfter(req("a", "x"), 100);
+      queue.addAfter(req("a", "x"), 500);
+      queue.addAfter(req("a", "y"), 500);
+      queue.addAfter(req("a", "y"), 100);
+      clock.advance(100);
+      expect(queue.length).toBe(2);
+      clock.advance(1000);
+      expect(queue.length).toBe(2);
+    });
+
+    it("adds at once for a delay that is not positive", () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      queue.addAfter(req("a", "x"), 0);
+      queue.addAfter(req("a", "y"), -5);
+      expect(queue.length).toBe(2);
+      expect(clock.pendingTimers).toBe(0);
+    });
+
+    it("folds into the key when it falls due while the key is already waiting", async () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      queue.add(req("a", "x", 1));
+      queue.addAfter(req("a", "x", 2), 50);
+      clock.advance(50);
+      expect(queue.length).toBe(1);
+      expect(await queue.get()).toEqual(req("a", "x", 2));
+    });
+  });
+
+  describe("addRateLimited", () => {
+    it("delays by the key's backoff, which grows with each retry", async () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      queue.addRateLimited(req("a", "x"));
+      clock.advance(99);
+      expect(queue.length).toBe(0);
+      clock.advance(1);
+      expect(queue.length).toBe(1);
+      const x = await queue.get();
+      if (x !== undefined) queue.done(x);
+      queue.addRateLimited(req("a", "x"));
+      expect(queue.retries(req("a", "x"))).toBe(2);
+      clock.advance(199);
+      expect(queue.length).toBe(0);
+      clock.advance(1);
+      expect(queue.length).toBe(1);
+    });
+
+    it("does nothing after shutdown, not even counting a retry", () => {
+      const queue = makeQueue();
+      queue.shutDown();
+      queue.addRateLimited(req("a", "x"));
+      expect(queue.retries(req("a", "x"))).toBe(0);
+    });
+  });
+
+  describe("forget", () => {
+    it("resets the key's backoff and retry count", () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      for (let i = 0; i < 3; i++) queue.addRateLimited(req("a", "x"));
+      expect(queue.retries(req("a", "x"))).toBe(3);
+      queue.forget(req("a", "x"));
+      expect(queue.retries(req("a", "x"))).toBe(0);
+      clock.advance(100);
+      queue.addRateLimited(req("a", "y"));
+      queue.forget(req("a", "y"));
+      queue.addRateLimited(req("a", "y"));
+      clock.advance(100);
+      expect(queue.tenantDepth("a")).toBe(2);
+    });
+  });
+
+  describe("tenants and tenantDepth", () => {
+    it("report ready items per tenant in serving order", async () => {
+      const queue = makeQueue();
+      queue.add(req("b", "1"));
+      queue.add(req("a", "1"));
+      queue.add(req("a", "2"));
+      expect(queue.tenants()).toEqual(["b", "a"]);
+      expect([queue.tenantDepth("a"), queue.tenantDepth("b"), queue.tenantDepth("none")]).toEqual([2, 1, 0]);
+      await queue.get();
+      expect(queue.tenants()).toEqual(["a"]);
+      expect(queue.tenantDepth("b")).toBe(0);
+    });
+
+    it("drop tenants once they have no ready items, however many come and go", async () => {
+      const queue = makeQueue();
+      for (let i = 0; i < 1000; i++) {
+        queue.add(req(`tenant-${i}`, "x"));
+        const item = await queue.get();
+        if (item !== undefined) queue.done(item);
+      }
+      expect(queue.tenants()).toEqual([]);
+      expect(queue.length).toBe(0);
+      expect(queue.processingCount).toBe(0);
+    });
+  });
+
+  describe("shutDown", () => {
+    it("resolves waiting gets with undefined and later gets at once", async () => {
+      const queue = makeQueue();
+      const waiting = [queue.get(), queue.get()];
+      queue.shutDown();
+      expect(await Promise.all(waiting)).toEqual([undefined, undefined]);
+      expect(await queue.get()).toBeUndefined();
+      expect(queue.shuttingDown).toBe(true);
+    });
+
+    it("drops ready and delayed items and stops the timer", async () => {
+      const clock = new ManualClock();
+      const queue = makeQueue(clock);
+      queue.add(req("a", "x"));
+      queue.addAfter(req("a", "y"), 10);
+      queue.shutDown();
+      expect(queue.length).toBe(0);
+      expect(clock.pendingTimers).toBe(0);
+      clock.advance(100);
+      expect(await queue.get()).toBeUndefined();
+    });
+
+    it("does not re-queue a key that was re-added while processing", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      await queue.get();
+      queue.add(req("a", "x"));
+      queue.shutDown();
+      queue.done(req("a", "x"));
+      expect(queue.length).toBe(0);
+      expect(queue.processingCount).toBe(0);
+    });
+  });
+
+  describe("drain", () => {
+    it("waits until every item handed out is done", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      queue.add(req("b", "y"));
+      const [x, y] = await Promise.all([queue.get(), queue.get()]);
+      queue.shutDown();
+      const drained = track(queue.drain());
+      if (x !== undefined) queue.done(x);
+      await flush();
+      expect(drained.settled()).toBe(false);
+      if (y !== undefined) queue.done(y);
+      await flush();
+      expect(drained.settled()).toBe(true);
+    });
+
+    it("resolves at once when nothing is being processed", async () => {
+      const queue = makeQueue();
+      queue.add(req("a", "x"));
+      queue.shutDown();
+      await expect(queue.drain()).resolves.toBeUndefined();
+    });
+  });
+
+  describe("metrics", () => {
+    it("counts every accepted add, folded ones and delayed ones when due, and every retry", () => {
+      const clock = new ManualClock();
+      const recorded = new RecordingMetrics();
+      const queue = makeQueue(clock, recorded);
+      queue.add(req("a", "x"));
+      queue.add(req("a", "x"));
+      queue.addAfter(req("a", "y"), 10);
+      expect(recorded.adds).toBe(2);
+      clock.advance(10);
+      expect(recorded.adds).toBe(3);
+      queue.addRateLimited(req("a", "z"));
+      expect(recorded.retries).toBe(1);
+      clock.advance(100);
+      expect(recorded.adds).toBe(4);
+      queue.shutDown();
+      queue.add(req("a", "w"));
+      expect(recorded.adds).toBe(4);
+    });
+
+    it("reports the ready depth each time it changes", async () => {
+      const recorded = new RecordingMetrics();
+      const queue = makeQueue(new ManualClock(), recorded);
+      queue.add(req("a", "x"));
+      queue.add(req("b", "y"));
+      queue.add(req("a", "x"));
+      const x = await queue.get();
+      queue.add(req("a", "x"));
+      if (x !== undefined) queue.done(x);
+      queue.shutDown();
+      expect(recorded.depths).toEqual([1, 2, 1, 2, 0]);
+    });
+
+    it("reports queue latency per tenant from when the item became ready, and work duration, in seconds", async () => {
+      const clock = new ManualClock();
+      const recorded = new RecordingMetrics();
+      const queue = makeQueue(clock, recorded);
+      queue.add(req("a", "x"));
+      queue.addAfter(req("b", "y"), 1000);
+      clock.advance(1250);
+      const x = await queue.get();
+      const y = await queue.get();
+      clock.advance(2000);
+      if (x !== undefined) queue.done(x);
+      clock.advance(500);
+      if (y !== undefined) queue.done(y);
+      expect(recorded.latencies).toEqual([
+        [1.25, "a"],
+        [0.25, "b"],
+      ]);
+      expect(recorded.durations).toEqual([2, 2.5]);
+    });
+  });
+});

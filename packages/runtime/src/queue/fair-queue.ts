@@ -1,0 +1,253 @@
+/**
+ * The work queue between informers and reconcilers: client-go's workqueue
+ * semantics (dedup by key, a key never processed twice at once, delayed and
+ * rate-limited adds) with one FIFO per tenant served round-robin, so one
+ * tenant's flood cannot starve another. Owns ordering, dedup and hand-out
+ * only; it never runs work, retries on its own, or decides what a key or a
+ * tenant is (the caller's `key` and `tenant` functions do).
+ */
+import { realClock, type Clock } from "./clock.js";
+import { Delaying } from "./delaying.js";
+import { Fifo } from "./fifo.js";
+import { NO_QUEUE_METRICS, type QueueMetrics } from "./queue-metrics.js";
+import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.js";
+import { Waiters } from "./waiters.js";
+
+export interface FairQueueOptions<T> {
+  /**
+   * Identity for dedup: items with equal keys are one piece of work. No
+   * default. Items of one key must belong to one tenant.
+   */
+  readonly key: (item: T) => string;
+  /** The tenant an item is scheduled under. No default. */
+  readonly tenant: (item: T) => string;
+  /** Delays of `addRateLimited`. Default `defaultControllerRateLimiter()` on this queue's clock. */
+  readonly rateLimiter?: RateLimiter<string>;
+  /** Default `realClock`. */
+  readonly clock?: Clock;
+  /** Default `NO_QUEUE_METRICS`. */
+  readonly metrics?: QueueMetrics;
+  /** For logs and metrics of the caller. Default "queue". */
+  readonly name?: string;
+}
+
+/** One key's pending work, from its add until it is handed out. */
+interface Pending<T> {
+  readonly key: string;
+  readonly tenant: string;
+  item: T;
+  readyAt: number;
+}
+
+export class FairQueue<T> {
+  readonly name: string;
+
+  private readonly keyOf: (item: T) => string;
+  private readonly tenantOf: (item: T) => string;
+  private readonly rateLimiter: RateLimiter<string>;
+  private readonly clock: Clock;
+  private readonly metrics: QueueMetrics;
+
+  // Keys added and not yet handed out: queued in a tenant FIFO, or parked
+  // behind their own processing until `done`.
+  private readonly dirty = new Map<string, Pending<T>>();
+  // Key -> when it was handed out.
+  private readonly processing = new Map<string, number>();
+  // Only tenants with ready items have a FIFO here and a place in the ring.
+  private readonly byTenant = new Map<string, Fifo<Pending<T>>>();
+  private readonly ring = new Fifo<string>();
+  private ready = 0;
+  private readonly delayed: Delaying<T>;
+  private readonly waiters = new Waiters<T>();
+  private drainers: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(options: FairQueueOptions<T>) {
+    this.keyOf = options.key;
+    this.tenantOf = options.tenant;
+    this.clock = options.clock ?? realClock;
+    this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
+    this.metrics = options.metrics ?? NO_QUEUE_METRICS;
+    this.name = options.name ?? "queue";
+    this.delayed = new Delaying<T>(this.clock, (item, dueAt) => this.insert(item, dueAt));
+  }
+
+  /** Items ready to be handed out (not processing, not delayed). */
+  get length(): number {
+    return this.ready;
+  }
+
+  get processingCount(): number {
+    return this.processing.size;
+  }
+
+  get shuttingDown(): boolean {
+    return this.stopped;
+  }
+
+  /** Ready items of one tenant. */
+  tenantDepth(tenant: string): number {
+    return this.byTenant.get(tenant)?.length ?? 0;
+  }
+
+  /** Tenants with ready items, in the order they will next be served. */
+  tenants(): string[] {
+    return [...this.ring];
+  }
+
+  /**
+   * Makes `item` ready. A key already waiting stays where it is and takes
+   * this item (the newest is the freshest); a key being processed is handed
+   * out again after its `done`, never in parallel. Ignored after shutdown.
+   */
+  add(item: T): void {
+    this.insert(item, this.clock.now());
+  }
+
+  /**
+   * Adds `item` once `delayMs` has passed; at once if it is not positive.
+   * While the key waits, an earlier due time replaces its time and a later
+   * one does not postpone it. Ignored after shutdown.
+   */
+  addAfter(item: T, delayMs: number): void {
+    if (this.stopped) return;
+    if (!(delayMs > 0)) {
+      this.add(item);
+      return;
+    }
+    this.delayed.schedule(this.keyOf(item), item, this.clock.now() + delayMs);
+  }
+
+  /** Adds `item` after the delay the rate limiter gives its key: a retry. */
+  addRateLimited(item: T): void {
+    if (this.stopped) return;
+    this.metrics.retry();
+    this.addAfter(item, this.rateLimiter.when(this.keyOf(item)));
+  }
+
+  /** Resets the backoff of `item`'s key; call it when the key succeeded. */
+  forget(item: T): void {
+    this.rateLimiter.forget(this.keyOf(item));
+  }
+
+  /** Rate-limited adds of `item`'s key since it was last forgotten. */
+  retries(item: T): number {
+    return this.rateLimiter.retries(this.keyOf(item));
+  }
+
+  /**
+   * The next item, now marked processing until `done`; waits while none is
+   * ready. Resolves `undefined` after shutdown or once `signal` aborts.
+   * Concurrent callers are served oldest first, each with a different key.
+   */
+  get(signal?: AbortSignal): Promise<T | undefined> {
+    if (this.stopped || signal?.aborted === true) return Promise.resolve(undefined);
+    const next = this.takeNext();
+    if (next !== undefined) return Promise.resolve(next.item);
+    return this.waiters.wait(signal);
+  }
+
+  /**
+   * Ends processing of `item`'s key; if it was added meanwhile, it becomes
+   * ready again now. A key not processing is ignored, so a worker's cleanup
+   * may call this twice.
+   */
+  done(item: T): void {
+    const key = this.keyOf(item);
+    const startedAt = this.processing.get(key);
+    if (startedAt === undefined) return;
+    this.processing.delete(key);
+    const now = this.clock.now();
+    this.metrics.workDuration((now - startedAt) / 1000);
+    const parked = this.dirty.get(key);
+    if (parked !== undefined) {
+      parked.readyAt = now;
+      this.enqueue(parked);
+    }
+    if (this.processing.size === 0) this.releaseDrainers();
+  }
+
+  /**
+   * Stops for good: waiting and future `get`s resolve `undefined`, adds are
+   * ignored, and ready and delayed items are dropped. Items being processed
+   * may still be `done`; `drain` tells when they all are.
+   */
+  shutDown(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.delayed.clear();
+    this.waiters.releaseAll();
+    this.dirty.clear();
+    this.byTenant.clear();
+    this.ring.clear();
+    if (this.ready !== 0) {
+      this.ready = 0;
+      this.metrics.depth(0);
+    }
+    if (this.processing.size === 0) this.releaseDrainers();
+  }
+
+  /** Resolves once no item is being processed. */
+  drain(): Promise<void> {
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.drainers.push(resolve));
+  }
+
+  private insert(item: T, readyAt: number): void {
+    if (this.stopped) return;
+    this.metrics.add();
+    const key = this.keyOf(item);
+    const existing = this.dirty.get(key);
+    if (existing !== undefined) {
+      existing.item = item;
+      return;
+    }
+    const pending: Pending<T> = { key, tenant: this.tenantOf(item), item, readyAt };
+    this.dirty.set(key, pending);
+    if (!this.processing.has(key)) this.enqueue(pending);
+  }
+
+  private enqueue(pending: Pending<T>): void {
+    let fifo = this.byTenant.get(pending.tenant);
+    if (fifo === undefined) {
+      fifo = new Fifo<Pending<T>>();
+      this.byTenant.set(pending.tenant, fifo);
+      this.ring.push(pending.tenant);
+    }
+    fifo.push(pending);
+    this.ready++;
+    this.metrics.depth(this.ready);
+    // Waiters exist only while nothing is ready, so the item they get is
+    // the one the round-robin would pick anyway.
+    while (this.waiters.size > 0) {
+      const next = this.takeNext();
+      if (next === undefined) return;
+      this.waiters.serve(next.item);
+    }
+  }
+
+  // One item from the tenant at the head of the ring, which then goes to the
+  // tail if it has more: each tenant gets one turn per round.
+  private takeNext(): Pending<T> | undefined {
+    const tenant = this.ring.shift();
+    if (tenant === undefined) return undefined;
+    const fifo = this.byTenant.get(tenant);
+    const next = fifo?.shift();
+    if (fifo === undefined || next === undefined) return undefined;
+    if (fifo.length === 0) this.byTenant.delete(tenant);
+    else this.ring.push(tenant);
+    this.ready--;
+    this.dirty.delete(next.key);
+    const now = this.clock.now();
+    this.processing.set(next.key, now);
+    this.metrics.depth(this.ready);
+    this.metrics.queueLatency((now - next.readyAt) / 1000, tenant);
+    return next;
+  }
+
+  private releaseDrainers(): void {
+    const drainers = this.drainers;
+    this.drainers = [];
+    for (const resolve of drainers) resolve();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * metav1.Condition bookkeeping: status conditions that tell users what is
+ * going on. Pure functions over plain arrays; callers write the result with a
+ * status update.
+ *
+ * Rules kept here: one condition per type; `observedGeneration` is the
+ * generation the controller acted on; `lastTransitionTime` changes only when
+ * the status changes, so a reconcile that confirms the same state does not
+ * rewrite it (and does not wake every watcher).
+ */
+
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  /** CamelCase, machine-readable. */
+  reason: string;
+  /** For people: what is wrong and what to change. */
+  message: string;
+  observedGeneration?: number;
+  /** RFC 3339 with seconds precision, as the API server stores it. */
+  lastTransitionTime: string;
+}
+
+export interface ConditionUpdate {
+  readonly type: string;
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** RFC 3339 without fractional seconds: metav1.Time's wire form. */
+export function conditionTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * Returns the conditions with `update` set for `generation`. Other conditions
+ * keep their place; a new type is appended.
+ */
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  update: ConditionUpdate,
+  generation: number | undefined,
+  now: Date = new Date(),
+): Condition[] {
+  const list = [...(conditions ?? [])];
+  const index = list.findIndex((c) => c.type === update.type);
+  const existing = index === -1 ? undefined : list[index];
+  const next: Condition = {
+    type: update.type,
+    status: update.status,
+    reason: update.reason,
+    message: update.message,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    lastTransitionTime:
+      existing !== undefined && existing.status === update.status ? existing.lastTransitionTime : conditionTime(now),
+  };
+  if (index === -1) list.push(next);
+  else list[index] = next;
+  return list;
+}
+
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+/** Whether a condition of `type` is True for exactly `generation`. */
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string, generation?: number): boolean {
+  const condition = findCondition(conditions, type);
+  if (condition?.status !== "True") return false;
+  return generation === undefined || condition.observedGeneration === generation;
+}

@@ -1,0 +1,81 @@
+/**
+ * From watch events to requests. Handlers are what a reflector calls; they
+ * turn each event into zero or more requests on a controller's queue and
+ * carry no state, so a restart loses nothing: the initial list re-enqueues
+ * everything.
+ */
+import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
+import type { Request } from "./request.js";
+
+/** The callbacks a reflector invokes; each may be absent. */
+export interface EventHandlers<T extends KubeObject = KubeObject> {
+  added?(obj: T): void;
+  updated?(old: T, current: T): void;
+  deleted?(obj: T): void;
+}
+
+/** Something requests can be sent to: a controller. */
+export interface RequestSink {
+  enqueue(request: Request): void;
+}
+
+/** The request for the object itself. */
+export function requestFor(obj: KubeObject): Request {
+  return {
+    cluster: clusterOf(obj) ?? "",
+    namespace: obj.metadata?.namespace ?? "",
+    name: obj.metadata?.name ?? "",
+  };
+}
+
+/**
+ * Handlers for a controller's primary kind. `updated` enqueues only when
+ * something but the status changed: the generation moved, or labels,
+ * annotations, finalizers or the deletion timestamp did. Status writes of the
+ * controller itself would otherwise trigger a reconcile each.
+ */
+export function enqueueObject<T extends KubeObject>(sink: RequestSink): EventHandlers<T> {
+  return {
+    added: (obj) => sink.enqueue(requestFor(obj)),
+    updated: (old, current) => {
+      if (changedBeyondStatus(old, current)) sink.enqueue(requestFor(current));
+    },
+    deleted: (obj) => sink.enqueue(requestFor(obj)),
+  };
+}
+
+/**
+ * Handlers for a secondary kind: `map` names the primary objects an event
+ * concerns (an owner, the users of a Secret, ...). Every event counts, since
+ * a secondary object's status is often what the primary reconciler reads.
+ */
+export function enqueueMapped<T extends KubeObject>(sink: RequestSink, map: (obj: T) => readonly Request[]): EventHandlers<T> {
+  const send = (obj: T): void => {
+    for (const request of map(obj)) sink.enqueue(request);
+  };
+  return {
+    added: send,
+    updated: (old, current) => {
+      send(old);
+      send(current);
+    },
+    deleted: send,
+  };
+}
+
+function changedBeyondStatus(old: KubeObject, current: KubeObject): boolean {
+  const a = old.metadata ?? {};
+  const b = current.metadata ?? {};
+  if (a.generation === undefined || b.generation === undefined) return true;
+  return (
+    a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    !sameJson(a.labels, b.labels) ||
+    !sameJson(a.annotations, b.annotations) ||
+    !sameJson(a.finalizers, b.finalizers)
+  );
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "@jest/globals";
+import { describeRequest, requestFromKey, requestKey, tenantOf } from "./request.js";
+
+describe("request keys", () => {
+  it("round-trips namespaced and cluster-scoped requests", () => {
+    for (const request of [
+      { cluster: "2t9926j97luva3ox", namespace: "default", name: "web" },
+      { cluster: "2t9926j97luva3ox", namespace: "", name: "node-a" },
+      { cluster: "", namespace: "kube-system", name: "x" },
+    ]) {
+      expect(requestFromKey(requestKey(request))).toEqual(request);
+    }
+    expect(requestKey({ cluster: "c", namespace: "ns", name: "n" })).toBe("c|ns/n");
+  });
+
+  it("groups requests by the fingerprint of their cluster", () => {
+    expect(tenantOf({ cluster: "abc", namespace: "x", name: "y" })).toBe(tenantOf({ cluster: "abc", namespace: "z", name: "w" }));
+    expect(tenantOf({ cluster: "abc", namespace: "x", name: "y" })).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it("describes a request the way kcp's multicluster runtime prints it", () => {
+    expect(describeRequest({ cluster: "c", namespace: "ns", name: "n" })).toBe("cluster://c/ns/n");
+  });
+});

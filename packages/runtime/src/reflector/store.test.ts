@@ -1,0 +1,196 @@
+import { describe, expect, it } from "@jest/globals";
+import type { KubeObject } from "@edgeconnect/kcp-ts";
+import { ObjectKeyError } from "./errors.js";
+import { CLUSTER_INDEX, CLUSTER_NAMESPACE_INDEX, objectKey, splitKey, Store } from "./store.js";
+
+interface Spec {
+  cluster?: string;
+  namespace?: string;
+  name: string;
+  rv?: string;
+  labels?: Record<string, string>;
+  owners?: string[];
+}
+
+function obj({ cluster, namespace, name, rv, labels, owners }: Spec): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      name,
+      namespace,
+      resourceVersion: rv,
+      labels,
+      annotations: cluster === undefined ? undefined : { "kcp.io/cluster": cluster },
+      ownerReferences: owners?.map((uid) => ({ apiVersion: "v1", kind: "Owner", name: uid, uid })),
+    },
+  };
+}
+
+const names = (objects: KubeObject[]): string[] => objects.map((o) => objectKey(o)).sort();
+
+describe("objectKey / splitKey", () => {
+  it("keys namespaced objects cluster|namespace/name", () => {
+    expect(objectKey(obj({ cluster: "root:a", namespace: "ns", name: "x" }))).toBe("root:a|ns/x");
+    expect(splitKey("root:a|ns/x")).toEqual({ cluster: "root:a", namespace: "ns", name: "x" });
+  });
+
+  it("keys cluster-scoped objects cluster|name", () => {
+    expect(objectKey(obj({ cluster: "abc", name: "x" }))).toBe("abc|x");
+    expect(splitKey("abc|x")).toEqual({ cluster: "abc", name: "x" });
+  });
+
+  it('uses cluster "" without the kcp.io/cluster annotation', () => {
+    expect(objectKey(obj({ namespace: "ns", name: "x" }))).toBe("|ns/x");
+    expect(splitKey("|ns/x")).toEqual({ cluster: "", namespace: "ns", name: "x" });
+    expect(splitKey("ns/x")).toEqual({ cluster: "", namespace: "ns", name: "x" });
+  });
+
+  it("refuses objects without a name", () => {
+    expect(() => objectKey({ metadata: { namespace: "ns" } })).toThrow(ObjectKeyError);
+    expect(() => objectKey({})).toThrow(ObjectKeyError);
+  });
+});
+
+describe("Store", () => {
+  it("gets, lists and counts", () => {
+    const store = new Store();
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1" }));
+    store.upsert(obj({ cluster: "a", name: "y", rv: "2" }));
+    expect(store.size).toBe(2);
+    expect(store.get("a|ns/x")?.metadata?.resourceVersion).toBe("1");
+    expect(store.get("a|y")).toBeDefined();
+    expect(store.get("b|ns/x")).toBeUndefined();
+    expect(names(store.list())).toEqual(["a|ns/x", "a|y"]);
+  });
+
+  it("keeps the same namespace/name in two logical clusters apart", () => {
+    const store = new Store();
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1" }));
+    store.upsert(obj({ cluster: "b", namespace: "ns", name: "x", rv: "1" }));
+    expect(store.size).toBe(2);
+    store.remove(obj({ cluster: "a", namespace: "ns", name: "x" }));
+    expect(names(store.list())).toEqual(["b|ns/x"]);
+  });
+
+  it("reports inserts and updates, and ignores an identical resourceVersion", () => {
+    const store = new Store();
+    const v1 = obj({ cluster: "a", namespace: "ns", name: "x", rv: "5" });
+    const v2 = obj({ cluster: "a", namespace: "ns", name: "x", rv: "6" });
+    expect(store.upsert(v1)).toEqual({ current: v1 });
+    expect(store.upsert(v2)).toEqual({ old: v1, current: v2 });
+    expect(store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "6" }))).toBeUndefined();
+    expect(store.get("a|ns/x")).toBe(v2);
+  });
+
+  it("compares resourceVersions only for equality, never by size", () => {
+    const store = new Store();
+    store.upsert(obj({ namespace: "ns", name: "x", rv: "10" }));
+    // "9" < "10" numerically, "10" < "9" as strings: neither may matter.
+    expect(store.upsert(obj({ namespace: "ns", name: "x", rv: "9" }))?.current.metadata?.resourceVersion).toBe("9");
+    expect(store.upsert(obj({ namespace: "ns", name: "x", rv: "10" }))?.old?.metadata?.resourceVersion).toBe("9");
+  });
+
+  it("always replaces objects without a resourceVersion", () => {
+    const store = new Store();
+    store.upsert(obj({ namespace: "ns", name: "x" }));
+    expect(store.upsert(obj({ namespace: "ns", name: "x" }))?.old).toBeDefined();
+  });
+
+  it("removes and returns the stored object", () => {
+    const store = new Store();
+    const stored = obj({ cluster: "a", namespace: "ns", name: "x", rv: "1" });
+    store.upsert(stored);
+    expect(store.remove(obj({ cluster: "a", namespace: "ns", name: "x", rv: "2" }))).toBe(stored);
+    expect(store.remove(stored)).toBeUndefined();
+    expect(store.size).toBe(0);
+    expect(store.byIndex(CLUSTER_INDEX, "a")).toEqual([]);
+  });
+
+  it("indexes by cluster and cluster/namespace, consistently on every write", () => {
+    const store = new Store();
+    store.upsert(obj({ cluster: "a", namespace: "n1", name: "x", rv: "1" }));
+    store.upsert(obj({ cluster: "a", namespace: "n2", name: "y", rv: "1" }));
+    store.upsert(obj({ cluster: "b", namespace: "n1", name: "x", rv: "1" }));
+    store.upsert(obj({ cluster: "a", name: "scoped", rv: "1" }));
+    expect(names(store.byIndex(CLUSTER_INDEX, "a"))).toEqual(["a|n1/x", "a|n2/y", "a|scoped"]);
+    expect(names(store.byIndex(CLUSTER_NAMESPACE_INDEX, "a/n1"))).toEqual(["a|n1/x"]);
+    expect(names(store.byIndex(CLUSTER_NAMESPACE_INDEX, "b/n1"))).toEqual(["b|n1/x"]);
+    expect(store.byIndex(CLUSTER_NAMESPACE_INDEX, "a/")).toEqual([]);
+    store.remove(obj({ cluster: "a", namespace: "n1", name: "x" }));
+    expect(names(store.byIndex(CLUSTER_INDEX, "a"))).toEqual(["a|n2/y", "a|scoped"]);
+    expect(store.byIndex(CLUSTER_NAMESPACE_INDEX, "a/n1")).toEqual([]);
+  });
+
+  it("keeps custom indexes (by label, by owner uid) in step with updates", () => {
+    const store = new Store({
+      indexers: {
+        app: (o) => (o.metadata?.labels?.app === undefined ? [] : [o.metadata.labels.app]),
+        owner: (o) => (o.metadata?.ownerReferences ?? []).map((ref) => ref.uid),
+      },
+    });
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1", labels: { app: "web" }, owners: ["u1", "u2"] }));
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "y", rv: "1", labels: { app: "web" }, owners: ["u2"] }));
+    expect(names(store.byIndex("app", "web"))).toEqual(["a|ns/x", "a|ns/y"]);
+    expect(names(store.byIndex("owner", "u2"))).toEqual(["a|ns/x", "a|ns/y"]);
+
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "2", labels: { app: "db" }, owners: ["u3"] }));
+    expect(names(store.byIndex("app", "web"))).toEqual(["a|ns/y"]);
+    expect(names(store.byIndex("app", "db"))).toEqual(["a|ns/x"]);
+    expect(store.byIndex("owner", "u1")).toEqual([]);
+    expect(names(store.byIndex("owner", "u2"))).toEqual(["a|ns/y"]);
+    expect(names(store.byIndex("owner", "u3"))).toEqual(["a|ns/x"]);
+  });
+
+  it("rejects unknown and reserved index names", () => {
+    expect(() => new Store().byIndex("nope", "x")).toThrow('no index "nope"');
+    expect(() => new Store({ indexers: { cluster: () => [] } })).toThrow("built in");
+  });
+
+  it("leaves the store untouched when an indexer throws", () => {
+    const store = new Store({
+      indexers: {
+        picky: (o) => {
+          if (o.metadata?.labels?.bad) throw new Error("bad object");
+          return ["ok"];
+        },
+      },
+    });
+    const good = obj({ namespace: "ns", name: "x", rv: "1" });
+    store.upsert(good);
+    expect(() => store.upsert(obj({ namespace: "ns", name: "x", rv: "2", labels: { bad: "yes" } }))).toThrow("bad object");
+    expect(() => store.replace([obj({ namespace: "ns", name: "z", rv: "2", labels: { bad: "yes" } })])).toThrow("bad object");
+    expect(store.get("|ns/x")).toBe(good);
+    expect(store.byIndex("picky", "ok")).toEqual([good]);
+  });
+
+  it("replaces the whole content and reports added, updated and deleted", () => {
+    const store = new Store({ indexers: { app: (o) => [o.metadata?.labels?.app ?? "none"] } });
+    const kept = obj({ cluster: "a", namespace: "ns", name: "kept", rv: "1", labels: { app: "web" } });
+    const changedOld = obj({ cluster: "a", namespace: "ns", name: "changed", rv: "1", labels: { app: "web" } });
+    const gone = obj({ cluster: "b", namespace: "ns", name: "gone", rv: "1", labels: { app: "web" } });
+    for (const o of [kept, changedOld, gone]) store.upsert(o);
+
+    const changedNew = obj({ cluster: "a", namespace: "ns", name: "changed", rv: "7", labels: { app: "db" } });
+    const fresh = obj({ cluster: "c", namespace: "ns", name: "fresh", rv: "8" });
+    const keptAgain = obj({ cluster: "a", namespace: "ns", name: "kept", rv: "1", labels: { app: "web" } });
+    const result = store.replace([keptAgain, changedNew, fresh]);
+
+    expect(result.added).toEqual([fresh]);
+    expect(result.updated).toEqual([[changedOld, changedNew]]);
+    expect(result.deleted).toEqual([gone]);
+    expect(store.get("a|ns/kept")).toBe(kept);
+    expect(names(store.list())).toEqual(["a|ns/changed", "a|ns/kept", "c|ns/fresh"]);
+    expect(names(store.byIndex("app", "web"))).toEqual(["a|ns/kept"]);
+    expect(names(store.byIndex("app", "db"))).toEqual(["a|ns/changed"]);
+    expect(store.byIndex(CLUSTER_INDEX, "b")).toEqual([]);
+    expect(names(store.byIndex(CLUSTER_NAMESPACE_INDEX, "c/ns"))).toEqual(["c|ns/fresh"]);
+  });
+
+  it("reports duplicate keys in a replace once, the last one winning", () => {
+    const store = new Store();
+    const result = store.replace([obj({ namespace: "ns", name: "x", rv: "1" }), obj({ namespace: "ns", name: "x", rv: "2" })]);
+    expect(result.added.map((o) => o.metadata?.resourceVersion)).toEqual(["2"]);
+    expect(store.size).toBe(1);
+  });
+});
