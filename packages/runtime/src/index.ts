@@ -2,6 +2,8 @@
  * @edgeconnect/runtime: the controller runtime shared by the provider
  * controller, the CAPI cluster provider and the OTC cloud controller manager.
  *
+ * - `apiexport/`: an APIExport's virtual workspaces on every kcp shard as
+ *   one source (endpoint-slice fan-in, bound tenants, write routing).
  * - `reflector/`: paged LIST + WATCH with bookmarks, inactivity timeout,
  *   jittered backoff and 410 relists into a cluster-aware store.
  * - `queue/`: the fair per-tenant work queue and its rate limiters.
@@ -14,6 +16,13 @@
  *
  * @module
  */
+export {
+  ApiExportSource,
+  diffEndpoints,
+  type ApiExportSourceOptions,
+  type ReflectorTuning,
+  type WatchedResource,
+} from "./apiexport/apiexport-source.js";
 export { Backoff, type BackoffOptions } from "./reflector/backoff.js";
 export { InitialSyncError, ObjectKeyError, WatchEventError } from "./reflector/errors.js";
 export { Reflector, type ListWatchClient, type ReflectorHandlers, type ReflectorLogger, type ReflectorOptions } from "./reflector/reflector.js";

@@ -20,8 +20,11 @@ import { KubeApiServer } from "./kube-apiserver.js";
 import { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
 
-/** Which infrastructure cluster to use: `EDGECONNECT_E2E_INFRA`, default kube-apiserver. */
-export type InfraMode = "kube-apiserver" | "kind";
+/**
+ * Which infrastructure cluster to use: `EDGECONNECT_E2E_INFRA`, default
+ * kube-apiserver; "none" starts kcp alone (benchmarks of the kcp side).
+ */
+export type InfraMode = "kube-apiserver" | "kind" | "none";
 
 /** Environment variable naming the state file that Jest workers read. */
 export const STATE_ENV_VAR = "EDGECONNECT_TESTENV_STATE";
@@ -81,6 +84,7 @@ export class TestEnvironment {
     const started = Date.now();
     const kcpStart = KcpServer.start({ binary: kcpBinary.path, reaper, keepDir, ...dirFor("kcp") });
     const infraStart = (async (): Promise<KubeApiServer | KindCluster | string> => {
+      if (mode === "none") return "no infrastructure cluster requested";
       if (mode === "kube-apiserver" && kubeApiServerBinary && etcdBinary) {
         return KubeApiServer.start({
           kubeApiServerBinary: kubeApiServerBinary.path,

@@ -32,6 +32,7 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
   debug(obj: object, message: string): void;
   info(obj: object, message: string): void;
+  warn(obj: object, message: string): void;
   error(obj: object, message: string): void;
 }
 

@@ -7,11 +7,11 @@
 import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
 import type { Request } from "./request.js";
 
-/** The callbacks a reflector invokes; each may be absent. */
+/** The callbacks a reflector invokes; each may be absent. Plain functions: they are passed around detached. */
 export interface EventHandlers<T extends KubeObject = KubeObject> {
-  added?(obj: T): void;
-  updated?(old: T, current: T): void;
-  deleted?(obj: T): void;
+  readonly added?: (obj: T) => void;
+  readonly updated?: (old: T, current: T) => void;
+  readonly deleted?: (obj: T) => void;
 }
 
 /** Something requests can be sent to: a controller. */

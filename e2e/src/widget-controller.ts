@@ -1,0 +1,97 @@
+/**
+ * An example controller on the runtime, for e2e tests and the runtime
+ * benchmark (not a product): it watches `widgets.smoke.edgeconnect.eu` in
+ * every workspace bound to the smoke export and mirrors `spec.color` into
+ * `status.observed` with a Ready condition, written by server-side apply to
+ * the tenant's workspace through the shard that serves it.
+ */
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import {
+  ApiExportSource,
+  applyStatus,
+  Controller,
+  enqueueObject,
+  isConditionTrue,
+  requestKey,
+  setCondition,
+  type Condition,
+  type ControllerLogger,
+  type ControllerMetrics,
+  type ReflectorTuning,
+  type Request,
+} from "@edgeconnect/runtime";
+
+export const WIDGET_EXPORT = "smoke.edgeconnect.eu";
+export const WIDGETS_PATH = "/apis/smoke.edgeconnect.eu/v1alpha1";
+const FIELD_MANAGER = "widget-controller";
+
+export interface Widget extends KubeObject {
+  spec?: { color?: string };
+  status?: { observed?: string; conditions?: Condition[] };
+}
+
+export interface WidgetControllerOptions {
+  /** Admin client on the provider workspace. */
+  readonly provider: RestClient;
+  readonly workers?: number;
+  readonly reflector?: ReflectorTuning;
+  readonly metrics?: ControllerMetrics;
+  readonly logger?: ControllerLogger;
+  /** Called after each successful reconcile that wrote a status. */
+  readonly onReconciled?: (request: Request, widget: Widget) => void;
+}
+
+export class WidgetController {
+  readonly source: ApiExportSource;
+  readonly controller: Controller;
+  private running: Promise<unknown> | undefined;
+  private readonly stop = new AbortController();
+
+  constructor(options: WidgetControllerOptions) {
+    this.controller = new Controller({
+      name: "widgets",
+      maxConcurrentReconciles: options.workers ?? 4,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      reconciler: {
+        reconcile: async (request) => {
+          const widget = this.source.get<Widget>("widgets", requestKey(request));
+          if (widget === undefined || widget.metadata?.deletionTimestamp !== undefined) return;
+          const client = this.source.clientFor(request.cluster);
+          if (client === undefined) throw new Error(`no endpoint serves ${request.cluster} yet`);
+          const color = widget.spec?.color ?? "";
+          if (widget.status?.observed === color && isConditionTrue(widget.status.conditions, "Ready", widget.metadata?.generation)) {
+            return;
+          }
+          const conditions = setCondition(
+            widget.status?.conditions,
+            { type: "Ready", status: "True", reason: "Observed", message: `observed color ${JSON.stringify(color)}` },
+            widget.metadata?.generation,
+          );
+          const path = `${WIDGETS_PATH}/namespaces/${request.namespace}/widgets/${request.name}`;
+          const written = await applyStatus<Widget>(client, path, widget, { observed: color, conditions }, FIELD_MANAGER);
+          options.onReconciled?.(request, written);
+        },
+      },
+    });
+    this.source = new ApiExportSource({
+      provider: options.provider,
+      sliceName: WIDGET_EXPORT,
+      resources: [
+        { name: "widgets", path: `/clusters/*${WIDGETS_PATH}/widgets`, handlers: enqueueObject<Widget>(this.controller) },
+      ],
+      ...(options.reflector ? { reflector: options.reflector } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  start(): void {
+    this.running = Promise.all([this.source.start(), this.controller.start(this.stop.signal)]);
+  }
+
+  async stopAndWait(): Promise<void> {
+    this.stop.abort();
+    await this.source.stop();
+    await this.running;
+  }
+}
