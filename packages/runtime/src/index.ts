@@ -64,6 +64,7 @@ export { LeaderElector, type LeaderElectorOptions } from "./leader/leader-electo
 export { LeaseHolder, type LeaseHolderOptions } from "./leader/lease-holder.js";
 export { LeaseLock, microTime, type Lease, type LeaseClient, type LeaseSpec } from "./leader/lease.js";
 export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions } from "./leader/shard-coordinator.js";
+export { shardedController, type ShardedController, type ShardedControllerOptions } from "./leader/sharded-controller.js";
 
 export {
   controllerLogger,

@@ -128,3 +128,19 @@ describe("ShardCoordinator", () => {
     expect(solo.owns("0123456789ab")).toBe(true);
   });
 });
+
+describe("ShardCoordinator callbacks", () => {
+  it("counts a slot as owned by the time onSlotAcquired runs", async () => {
+    const seen: boolean[] = [];
+    const coordinator: ShardCoordinator = new ShardCoordinator({
+      client: memoryLeases(),
+      namespace: "ns",
+      group: "g",
+      identity: "solo",
+      slots: 4,
+      onSlotAcquired: (slot) => seen.push(coordinator.ownedSlots().includes(slot)),
+    });
+    await coordinator.round();
+    expect(seen).toEqual([true, true, true, true]);
+  });
+});

@@ -143,8 +143,11 @@ export class ShardCoordinator {
   private async keep(slot: number, holder: LeaseHolder): Promise<void> {
     const now = this.now();
     if (await this.attempt(holder)) {
-      if (!this.owned.has(slot)) this.options.onSlotAcquired?.(slot);
+      const acquired = !this.owned.has(slot);
+      // Owned before the callback: it re-enqueues the slot's tenants, which
+      // the admission gate checks against ownership.
       this.owned.set(slot, now);
+      if (acquired) this.options.onSlotAcquired?.(slot);
       return;
     }
     const renewed = this.owned.get(slot);
