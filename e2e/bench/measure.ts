@@ -52,10 +52,13 @@ export class Probe {
   /**
    * Resolves once nothing is pending. Polling (every 20 ms) is fine: the
    * latencies were taken in the callbacks, not here. Fails when nothing moved
-   * for `stallMs`, naming what is missing, instead of hanging the run.
+   * for `stallMs`, naming what is missing, instead of hanging the run, and as
+   * soon as `failed` reports an error of whoever does the reconciling.
    */
-  async drained(stallMs = 120_000): Promise<void> {
+  async drained(failed: () => Error | undefined = () => undefined, stallMs = 120_000): Promise<void> {
     while (this.pending > 0) {
+      const error = failed();
+      if (error !== undefined) throw error;
       if (performance.now() - this.lastProgress > stallMs) {
         throw new Error(`${this.name}: ${this.pending} object(s) not reconciled, no progress for ${stallMs / 1000} s`);
       }

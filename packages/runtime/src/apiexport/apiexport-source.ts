@@ -83,8 +83,14 @@ class ShardWorker {
     return [...this.reflectors.values()].every((r) => r.hasSynced);
   }
 
+  /**
+   * Whether this shard serves `cluster`: any of its stores holds an object of
+   * it. A logical cluster lives on exactly one shard, so the first store to
+   * see it (often the watched resource, before the bindings have listed)
+   * already tells the route.
+   */
   serves(cluster: string): boolean {
-    return (this.reflectors.get(BINDINGS)?.store.byIndex(CLUSTER_INDEX, cluster).length ?? 0) > 0;
+    return [...this.reflectors.values()].some((r) => r.store.byIndex(CLUSTER_INDEX, cluster).length > 0);
   }
 }
 
@@ -163,7 +169,7 @@ export class ApiExportSource {
 
   /**
    * A client for `<endpoint>/clusters/<cluster>` on the shard that serves the
-   * cluster's binding, or undefined if no shard does (not bound, or not seen yet).
+   * cluster, or undefined if no shard has seen it (not bound, or not listed yet).
    */
   clientFor(cluster: string): RestClient | undefined {
     for (const shard of this.shards.values()) {

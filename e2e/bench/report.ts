@@ -1,0 +1,93 @@
+/**
+ * The benchmark's figures, their JSON shape and the table printed on stdout:
+ * one row per figure with the controller's value, the bare client's (the
+ * ceiling) and ours / ceiling where both exist.
+ */
+import type { LatencySummary } from "./measure.js";
+
+export interface BurstFigures extends LatencySummary {
+  /** First create to last reconcile. */
+  readonly spanMs: number;
+  readonly reconcilesPerSecond: number;
+}
+
+export interface FloodFigures {
+  readonly count: number;
+  /** First flood create to last flood reconcile. */
+  readonly drainMs: number;
+  readonly reconcilesPerSecond: number;
+  /** How fast the flood could be created at all; reconciles cannot outrun it. */
+  readonly createsPerSecond: number;
+  /** The quiet tenant's create→reconcile latency while the flood ran. */
+  readonly quiet: LatencySummary;
+}
+
+export interface InitialSyncFigures {
+  readonly objects: number;
+  readonly syncedMs: number;
+  readonly reconciledMs: number;
+  readonly rssBeforeBytes: number;
+  readonly rssAfterBytes: number;
+  readonly rssDeltaBytes: number;
+  readonly heapUsedAfterBytes: number;
+}
+
+export interface Ratios {
+  readonly burstP50: number;
+  readonly burstP99: number;
+  readonly burstReconcilesPerSecond: number;
+  readonly floodReconcilesPerSecond: number;
+  readonly quietP50: number;
+  readonly quietP99: number;
+}
+
+export function ratios(ours: { burst: BurstFigures; flood: FloodFigures }, ceiling: { burst: BurstFigures; flood: FloodFigures }): Ratios {
+  return {
+    burstP50: ours.burst.p50Ms / ceiling.burst.p50Ms,
+    burstP99: ours.burst.p99Ms / ceiling.burst.p99Ms,
+    burstReconcilesPerSecond: ours.burst.reconcilesPerSecond / ceiling.burst.reconcilesPerSecond,
+    floodReconcilesPerSecond: ours.flood.reconcilesPerSecond / ceiling.flood.reconcilesPerSecond,
+    quietP50: ours.flood.quiet.p50Ms / ceiling.flood.quiet.p50Ms,
+    quietP99: ours.flood.quiet.p99Ms / ceiling.flood.quiet.p99Ms,
+  };
+}
+
+type Row = readonly [figure: string, ours: string, ceiling: string, ratio: string];
+
+const ms = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(value < 100 ? 1 : 0)} ms` : "n/a");
+const perSecond = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(1)} /s` : "n/a");
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const ratio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a");
+const none = "-";
+
+export function renderTable(
+  initial: InitialSyncFigures,
+  ours: { burst: BurstFigures; flood: FloodFigures },
+  ceiling: { burst: BurstFigures; flood: FloodFigures },
+  r: Ratios,
+): string {
+  const rows: Row[] = [
+    ["figure", "ours", "ceiling", "ours/ceiling"],
+    [`initial sync: ${initial.objects} objects, until source synced`, ms(initial.syncedMs), none, none],
+    ["initial sync: until all reconciled", ms(initial.reconciledMs), none, none],
+    ["controller RSS before start", mib(initial.rssBeforeBytes), none, none],
+    ["controller RSS after initial sync", mib(initial.rssAfterBytes), none, none],
+    ["controller RSS delta", mib(initial.rssDeltaBytes), none, none],
+    [`burst (${ours.burst.count}, one per tenant): latency p50`, ms(ours.burst.p50Ms), ms(ceiling.burst.p50Ms), ratio(r.burstP50)],
+    ["burst: latency p99", ms(ours.burst.p99Ms), ms(ceiling.burst.p99Ms), ratio(r.burstP99)],
+    ["burst: latency max", ms(ours.burst.maxMs), ms(ceiling.burst.maxMs), ratio(ours.burst.maxMs / ceiling.burst.maxMs)],
+    ["burst: reconciles/s", perSecond(ours.burst.reconcilesPerSecond), perSecond(ceiling.burst.reconcilesPerSecond), ratio(r.burstReconcilesPerSecond)],
+    [`flood (${ours.flood.count} in one tenant): time to drain`, ms(ours.flood.drainMs), ms(ceiling.flood.drainMs), ratio(ours.flood.drainMs / ceiling.flood.drainMs)],
+    ["flood: reconciles/s", perSecond(ours.flood.reconcilesPerSecond), perSecond(ceiling.flood.reconcilesPerSecond), ratio(r.floodReconcilesPerSecond)],
+    ["flood: creates/s (client side)", perSecond(ours.flood.createsPerSecond), perSecond(ceiling.flood.createsPerSecond), ratio(ours.flood.createsPerSecond / ceiling.flood.createsPerSecond)],
+    [`quiet tenant during flood (${ours.flood.quiet.count} / ${ceiling.flood.quiet.count}): p50`, ms(ours.flood.quiet.p50Ms), ms(ceiling.flood.quiet.p50Ms), ratio(r.quietP50)],
+    ["quiet tenant during flood: p99", ms(ours.flood.quiet.p99Ms), ms(ceiling.flood.quiet.p99Ms), ratio(r.quietP99)],
+    ["quiet tenant during flood: max", ms(ours.flood.quiet.maxMs), ms(ceiling.flood.quiet.maxMs), ratio(ours.flood.quiet.maxMs / ceiling.flood.quiet.maxMs)],
+  ];
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
+  const line = (row: Row): string =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ");
+  const rule = widths.map((width) => "-".repeat(width)).join("  ");
+  const [header, ...body] = rows;
+  return [header === undefined ? "" : line(header), rule, ...body.map(line)].join("\n");
+}
