@@ -11,6 +11,8 @@
  *   event handlers, conditions, finalizers and status writes.
  * - `leader/`: leader election and sharding of tenants across replicas on
  *   coordination.k8s.io Leases.
+ * - `manager/`: runs servers, sources and controllers (behind leader
+ *   election when asked) in the right order.
  * - `observability/`: pino logs with redaction, controller-runtime metrics,
  *   /metrics, /healthz and /readyz.
  *
@@ -65,6 +67,8 @@ export { LeaseHolder, type LeaseHolderOptions } from "./leader/lease-holder.js";
 export { LeaseLock, microTime, type Lease, type LeaseClient, type LeaseSpec } from "./leader/lease.js";
 export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions } from "./leader/shard-coordinator.js";
 export { shardedController, type ShardedController, type ShardedControllerOptions } from "./leader/sharded-controller.js";
+
+export { LeadershipLostError, runManager, type ManagerOptions, type Source } from "./manager/manager.js";
 
 export {
   controllerLogger,
