@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { DELAY_MS, PROJECT, startTestSimulator, SUBNET, type TestSimulator, text } from "./test-client.fixture.js";
+
+describe("faults and the request log", () => {
+  let t: TestSimulator;
+  beforeAll(async () => {
+    t = await startTestSimulator();
+  });
+  afterAll(() => t.sim.close());
+
+  const projects = `/v3/projects?name=${PROJECT.name}`;
+
+  it("answers injected failures to matching requests only, then recovers", async () => {
+    t.sim.faults.failNext({ method: "GET", pathPrefix: "/v3/projects" }, 500, 2);
+    expect((await t.call("GET", `/v1/${PROJECT.id}/publicips`)).status).toBe(200);
+    const first = await t.call("GET", projects);
+    expect(first.status).toBe(500);
+    expect(first.body).toMatchObject({ error_code: "SIM.FAULT" });
+    expect((await t.call("GET", projects)).status).toBe(500);
+    expect((await t.call("GET", projects)).status).toBe(200);
+  });
+
+  it("uses a custom failure body", async () => {
+    t.sim.faults.failNext({}, 503, 1, { error_msg: "maintenance", error_code: "APIGW.0503" });
+    const result = await t.call("GET", projects);
+    expect(result).toEqual({ status: 503, body: { error_msg: "maintenance", error_code: "APIGW.0503" } });
+  });
+
+  it("still checks signatures before injected faults", async () => {
+    t.sim.faults.failNext({}, 500);
+    expect((await t.call("GET", projects, { unsigned: true })).status).toBe(401);
+    expect((await t.call("GET", projects)).status).toBe(500);
+  });
+
+  it("delays matching requests until cleared", async () => {
+    t.sim.faults.delay({ pathPrefix: "/v3/projects" }, 150);
+    const started = Date.now();
+    expect((await t.call("GET", projects)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    t.sim.faults.clear();
+    t.sim.faults.failNext({}, 500);
+    t.sim.faults.clear();
+    expect((await t.call("GET", projects)).status).toBe(200);
+  });
+
+  it("keeps an LB busy on demand: 409 until the spell passes", async () => {
+    const created = await t.call("POST", "/v2.0/lbaas/loadbalancers", {
+      body: { loadbalancer: { name: "lb", vip_subnet_id: SUBNET.neutronSubnetId } },
+      project: PROJECT.id,
+    });
+    const lbId = text(created.body, "loadbalancer.id");
+    t.advance(DELAY_MS);
+    t.sim.faults.busy(lbId, 5000);
+    expect(t.sim.state.loadbalancers.get(lbId)?.provisioningStatus).toBe("PENDING_UPDATE");
+    const listener = { listener: { loadbalancer_id: lbId, protocol: "TCP", protocol_port: 80 } };
+    expect((await t.call("POST", "/v2.0/lbaas/listeners", { body: listener, project: PROJECT.id })).status).toBe(409);
+    t.advance(5000);
+    expect((await t.call("POST", "/v2.0/lbaas/listeners", { body: listener, project: PROJECT.id })).status).toBe(201);
+  });
+
+  it("logs method, path, query and status of every request", async () => {
+    const before = t.sim.faults.requests.length;
+    await t.call("GET", `/v1/${PROJECT.id}/cloudservers/missing`);
+    await t.call("GET", projects, { unsigned: true });
+    expect(t.sim.faults.requests.slice(before)).toEqual([
+      { method: "GET", path: `/v1/${PROJECT.id}/cloudservers/missing`, query: "", status: 404 },
+      { method: "GET", path: "/v3/projects", query: `?name=${PROJECT.name}`, status: 401 },
+    ]);
+  });
+});

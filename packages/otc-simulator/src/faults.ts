@@ -1,0 +1,98 @@
+/**
+ * Fault injection and the request log: canned error responses for the next
+ * matching requests, added latency, forced "load balancer busy" spells, and
+ * the record of what was asked and answered, for assertions.
+ *
+ * Faults apply after the signature check, so an injected 500 is answered
+ * only to requests the real cloud would have accepted.
+ */
+import type { SimulatorState } from "./state.js";
+
+/** Which requests a fault applies to; an empty match applies to all. */
+export interface RequestMatch {
+  /** Upper-case HTTP method; default any. */
+  readonly method?: string;
+  /** Path prefix, e.g. `/v2.0/lbaas/listeners`; default any. */
+  readonly pathPrefix?: string;
+}
+
+export interface RequestLogEntry {
+  readonly method: string;
+  /** Path without the query. */
+  readonly path: string;
+  readonly query: string;
+  readonly status: number;
+}
+
+interface Failure {
+  readonly match: RequestMatch;
+  readonly status: number;
+  readonly body: unknown;
+  remaining: number;
+}
+
+interface Delay {
+  readonly match: RequestMatch;
+  readonly ms: number;
+}
+
+export class Faults {
+  private failures: Failure[] = [];
+  private delays: Delay[] = [];
+  private readonly log: RequestLogEntry[] = [];
+
+  constructor(private readonly state: SimulatorState) {}
+
+  /** Answers the next `count` matching requests with `status` and `body` (default an OTC-style error body). */
+  failNext(match: RequestMatch, status: number, count = 1, body?: unknown): void {
+    const defaultBody = { error_msg: `injected fault: HTTP ${status}`, error_code: "SIM.FAULT" };
+    this.failures.push({ match, status, body: body ?? defaultBody, remaining: count });
+  }
+
+  /** Delays every matching request by `ms` before it is answered, until `clear()`. */
+  delay(match: RequestMatch, ms: number): void {
+    this.delays.push({ match, ms });
+  }
+
+  /** Keeps the LB in PENDING_UPDATE for `ms` of simulator clock, so its mutations answer 409. */
+  busy(lbId: string, ms: number): void {
+    const lb = this.state.loadbalancers.get(lbId);
+    if (lb === undefined) throw new Error(`busy: unknown load balancer ${lbId}`);
+    lb.markPending(ms);
+  }
+
+  /** Drops pending failures and delays (not the request log, nor busy spells already started). */
+  clear(): void {
+    this.failures = [];
+    this.delays = [];
+  }
+
+  /** Every request answered so far, oldest first. */
+  get requests(): readonly RequestLogEntry[] {
+    return this.log;
+  }
+
+  /** @internal the server's hooks */
+  takeFailure(method: string, path: string): { status: number; body: unknown } | undefined {
+    const failure = this.failures.find((candidate) => candidate.remaining > 0 && matches(candidate.match, method, path));
+    if (failure === undefined) return undefined;
+    failure.remaining -= 1;
+    this.failures = this.failures.filter((candidate) => candidate.remaining > 0);
+    return { status: failure.status, body: failure.body };
+  }
+
+  /** @internal */
+  delayFor(method: string, path: string): number {
+    return this.delays.filter((delay) => matches(delay.match, method, path)).reduce((sum, delay) => sum + delay.ms, 0);
+  }
+
+  /** @internal */
+  record(entry: RequestLogEntry): void {
+    this.log.push(entry);
+  }
+}
+
+function matches(match: RequestMatch, method: string, path: string): boolean {
+  if (match.method !== undefined && match.method.toUpperCase() !== method) return false;
+  return match.pathPrefix === undefined || path.startsWith(match.pathPrefix);
+}

@@ -1,0 +1,126 @@
+/**
+ * @edgeconnect/otc: a dependency-free client for the Open Telekom Cloud APIs
+ * a cloud-controller-manager needs.
+ *
+ * - AK/SK signing in the API gateway's `SDK-HMAC-SHA256 Access=` form, with
+ *   the pieces exposed separately so a simulator can verify signatures.
+ * - `OtcClient`: signed JSON requests per service endpoint, `X-Project-Id`,
+ *   retries with jittered backoff on 409/429/5xx/network errors.
+ * - IAM project discovery by name (default: the region).
+ * - The four paging styles as async iterators.
+ * - ECS servers, ELB v2 (shared) and v3 (dedicated) load balancers with
+ *   listeners, pools, members and health monitors, and EIPs.
+ *
+ * @module
+ */
+export { OtcApiError, OtcConfigError, isRetryableStatus, parseErrorBody, type OtcErrorDetail } from "./errors.js";
+export {
+  canonicalRequest,
+  parseAuthorization,
+  sdkDate,
+  signature,
+  signRequest,
+  stringToSign,
+  type Credentials,
+  type SignableRequest,
+} from "./signing/signer.js";
+export { SERVICES, resolveEndpoints, serviceUrl, type Endpoints, type Service } from "./endpoints.js";
+export { OtcClient, type OtcClientOptions, type OtcRequestOptions, type QueryValue, type RetryOptions } from "./otc-client.js";
+export { connectOtcClient, discoverProjectId, type Project } from "./iam.js";
+export { collect, listByLinks, listByMarker, listByPageInfo, listByPageNumber, type ListRequest } from "./pagination.js";
+export type { Ref } from "./resource.js";
+export { getServer, listServersByName, type Server, type ServerAddress, type ServerStatus } from "./ecs.js";
+export {
+  createHealthMonitorV2,
+  createListenerV2,
+  createLoadBalancerV2,
+  createMemberV2,
+  createPoolV2,
+  deleteHealthMonitorV2,
+  deleteListenerV2,
+  deleteLoadBalancerV2,
+  deleteMemberV2,
+  deletePoolV2,
+  getLoadBalancerV2,
+  listHealthMonitorsV2,
+  listListenersV2,
+  listLoadBalancersV2,
+  listMembersV2,
+  listPoolsV2,
+  updateHealthMonitorV2,
+  updateListenerV2,
+  updateMemberV2,
+  updatePoolV2,
+  type CreateHealthMonitorV2,
+  type CreateListenerV2,
+  type CreateLoadBalancerV2,
+  type CreateMemberV2,
+  type CreatePoolV2,
+  type HealthMonitorSettingsV2,
+  type HealthMonitorV2,
+  type LbAlgorithmV2,
+  type ListenerProtocolV2,
+  type ListenerV2,
+  type LoadBalancerV2,
+  type MemberV2,
+  type OperatingStatus,
+  type PoolV2,
+  type ProvisioningStatus,
+  type SessionPersistence,
+  type UpdateHealthMonitorV2,
+  type UpdateListenerV2,
+  type UpdateMemberV2,
+  type UpdatePoolV2,
+} from "./elb-v2.js";
+export {
+  createHealthMonitorV3,
+  createListenerV3,
+  createLoadBalancerV3,
+  createMemberV3,
+  createPoolV3,
+  deleteHealthMonitorV3,
+  deleteListenerV3,
+  deleteLoadBalancerV3,
+  deleteMemberV3,
+  deletePoolV3,
+  getLoadBalancerV3,
+  listHealthMonitorsV3,
+  listListenersV3,
+  listLoadBalancersV3,
+  listMembersV3,
+  listPoolsV3,
+  updateHealthMonitorV3,
+  updateListenerV3,
+  updateMemberV3,
+  updatePoolV3,
+  type CreateHealthMonitorV3,
+  type CreateListenerV3,
+  type CreateLoadBalancerV3,
+  type CreateMemberV3,
+  type CreatePoolV3,
+  type HealthMonitorSettingsV3,
+  type HealthMonitorTypeV3,
+  type HealthMonitorV3,
+  type LbAlgorithmV3,
+  type ListenerProtocolV3,
+  type ListenerSettingsV3,
+  type ListenerV3,
+  type LoadBalancerV3,
+  type MemberSettingsV3,
+  type MemberV3,
+  type NewPublicIpV3,
+  type PoolProtocolV3,
+  type PoolSettingsV3,
+  type PoolV3,
+} from "./elb-v3.js";
+export {
+  bindPublicIp,
+  createPublicIp,
+  getPublicIp,
+  listPublicIps,
+  releasePublicIp,
+  unbindPublicIp,
+  type CreatePublicIp,
+  type PublicIp,
+  type PublicIpStatus,
+} from "./eip.js";

@@ -1,0 +1,94 @@
+/**
+ * A scripted OTC stand-in for tests: a loopback HTTP server that records
+ * every request and answers from a handler the test sets, plus a client
+ * pointed at it whose sleeps are recorded instead of waited.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SERVICES, type Service } from "./endpoints.js";
+import { OtcClient, type OtcClientOptions } from "./otc-client.js";
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path and query as sent. */
+  readonly url: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+export interface Answer {
+  readonly status?: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type Handler = (request: RecordedRequest) => Answer;
+
+export const TEST_CREDENTIALS = { accessKey: "TESTAK0123456789", secretKey: "test-secret-key-do-not-leak" } as const;
+export const TEST_PROJECT = "0123456789abcdef0123456789abcdef";
+
+export class Loopback {
+  readonly requests: RecordedRequest[] = [];
+  readonly sleeps: number[] = [];
+  handler: Handler = () => ({ status: 200, body: {} });
+  private readonly server: Server;
+
+  private constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const url = new URL(req.url ?? "/", "http://loopback");
+        const recorded: RecordedRequest = {
+          method: req.method ?? "",
+          url: req.url ?? "",
+          path: url.pathname,
+          query: url.searchParams,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+        };
+        this.requests.push(recorded);
+        const answer = this.handler(recorded);
+        const body = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+        res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers }).end(body);
+      });
+    });
+  }
+
+  static async start(): Promise<Loopback> {
+    const loopback = new Loopback();
+    await new Promise<void>((resolve) => loopback.server.listen(0, "127.0.0.1", resolve));
+    return loopback;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** A client for every service at this server, with instant recorded sleeps and fixed jitter. */
+  client(options: Partial<OtcClientOptions> = {}): OtcClient {
+    const endpoints = Object.fromEntries(SERVICES.map((service): [Service, string] => [service, this.baseUrl]));
+    return new OtcClient({
+      credentials: TEST_CREDENTIALS,
+      region: "eu-de",
+      projectId: TEST_PROJECT,
+      endpoints,
+      sleep: async (ms) => void this.sleeps.push(ms),
+      random: () => 0.5,
+      ...options,
+    });
+  }
+
+  reset(handler: Handler): void {
+    this.requests.length = 0;
+    this.sleeps.length = 0;
+    this.handler = handler;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

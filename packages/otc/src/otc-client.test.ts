@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { OtcApiError, OtcConfigError } from "./errors.js";
+import { Loopback, TEST_CREDENTIALS, TEST_PROJECT, type RecordedRequest } from "./loopback.fixture.js";
+import { OtcClient } from "./otc-client.js";
+import { canonicalRequest, parseAuthorization, signature, stringToSign } from "./signing/signer.js";
+
+const NOW = new Date(Date.UTC(2025, 4, 6, 7, 8, 9));
+
+/** Verifies a received request the way the gateway does; returns the signed header names. */
+function verify(request: RecordedRequest): string[] {
+  const auth = parseAuthorization(String(request.headers.authorization));
+  expect(auth?.accessKey).toBe(TEST_CREDENTIALS.accessKey);
+  const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+  const url = new URL(request.url, `http://${headers.host}`);
+  const canonical = canonicalRequest({ method: request.method, url, headers, body: request.body }, auth?.signedHeaders ?? []);
+  expect(signature(TEST_CREDENTIALS.secretKey, stringToSign(headers["x-sdk-date"] ?? "", canonical))).toBe(auth?.signature);
+  return auth?.signedHeaders ?? [];
+}
+
+describe("OtcClient", () => {
+  let loopback: Loopback;
+  let client: OtcClient;
+
+  beforeAll(async () => {
+    loopback = await Loopback.start();
+    client = loopback.client({ now: () => NOW });
+  });
+
+  afterAll(async () => {
+    client.close();
+    await loopback.stop();
+  });
+
+  it("sends a correctly signed, project-scoped GET with query", async () => {
+    loopback.reset(() => ({ body: { ok: true } }));
+    const answer = await client.request<{ ok: boolean }>("ecs", "GET", `/v1/${TEST_PROJECT}/cloudservers/detail`, {
+      query: { name: "node a+b", tags: ["x", "y"], limit: 25, skipped: undefined },
+    });
+    expect(answer).toEqual({ ok: true });
+    const [request] = loopback.requests;
+    if (request === undefined) throw new Error("no request");
+    expect(request.query.get("name")).toBe("node a+b");
+    expect(request.query.getAll("tags")).toEqual(["x", "y"]);
+    expect(request.query.has("skipped")).toBe(false);
+    expect(request.headers["x-project-id"]).toBe(TEST_PROJECT);
+    expect(request.headers["x-sdk-date"]).toBe("20250506T070809Z");
+    expect(verify(request)).toEqual(["host", "x-project-id", "x-sdk-date"]);
+  });
+
+  it("signs the exact JSON body bytes and content-type of a POST", async () => {
+    loopback.reset(() => ({ status: 201, body: { created: 1 } }));
+    await client.request("elb", "POST", "/v2.0/lbaas/loadbalancers", { body: { loadbalancer: { name: "lb-ü", description: "x" } } });
+    const [request] = loopback.requests;
+    if (request === undefined) throw new Error("no request");
+    expect(JSON.parse(request.body)).toEqual({ loadbalancer: { name: "lb-ü", description: "x" } });
+    expect(verify(request)).toEqual(["content-type", "host", "x-project-id", "x-sdk-date"]);
+  });
+
+  it("leaves X-Project-Id out of requests that are not project-scoped, and returns undefined for empty bodies", async () => {
+    loopback.reset(() => ({ status: 204 }));
+    expect(await client.request("iam", "DELETE", "/v3/something", { projectScoped: false })).toBeUndefined();
+    const [request] = loopback.requests;
+    if (request === undefined) throw new Error("no request");
+    expect(request.headers["x-project-id"]).toBeUndefined();
+    expect(verify(request)).toEqual(["host", "x-sdk-date"]);
+  });
+
+  it("retries 409, 429 (honouring Retry-After) and 503, re-signing each attempt, then succeeds", async () => {
+    const script = [
+      { status: 409, body: { error_code: "ELB.8902", error_msg: "load balancer busy" } },
+      { status: 429, body: { error_code: "APIGW.0308", error_msg: "throttled" }, headers: { "retry-after": "3" } },
+      { status: 503, body: "Service Unavailable" },
+      { status: 200, body: { done: true } },
+    ];
+    loopback.reset(() => script.shift() ?? { status: 500 });
+    expect(await client.request("elb", "PUT", "/v2.0/lbaas/listeners/l1", { body: { listener: {} } })).toEqual({ done: true });
+    expect(loopback.requests).toHaveLength(4);
+    // Equal jitter with random() = 0.5: three quarters of 500 ms, then Retry-After, then three quarters of 2 s.
+    expect(loopback.sleeps).toEqual([375, 3000, 1500]);
+    for (const request of loopback.requests) verify(request);
+  });
+
+  it("honours an HTTP-date Retry-After", async () => {
+    const later = new Date(NOW.getTime() + 7000).toUTCString();
+    const script = [{ status: 429, headers: { "retry-after": later } }, { status: 200, body: {} }];
+    loopback.reset(() => script.shift() ?? { status: 500 });
+    await client.request("ecs", "GET", "/x");
+    expect(loopback.sleeps).toEqual([7000]);
+  });
+
+  it("caps the backoff and gives up after the configured attempts with the last error", async () => {
+    const capped = loopback.client({ retry: { attempts: 6, baseDelayMs: 500, maxDelayMs: 2000 } });
+    loopback.reset(() => ({ status: 502, body: { error: { code: "ELB.0001", message: "bad gateway" } } }));
+    const error = await capped.request("elb", "GET", "/v2.0/lbaas/pools").catch((e: unknown) => e);
+    capped.close();
+    expect(error).toBeInstanceOf(OtcApiError);
+    expect(error).toMatchObject({ status: 502, code: "ELB.0001", otcMessage: "bad gateway", retryable: true, method: "GET", path: "/v2.0/lbaas/pools" });
+    expect(loopback.requests).toHaveLength(6);
+    expect(loopback.sleeps).toEqual([375, 750, 1500, 1500, 1500]);
+  });
+
+  it.each([
+    [400, { NeutronError: { type: "InvalidRequest", message: "bad subnet" } }, "InvalidRequest", "bad subnet"],
+    [404, { code: "ECS.0114", message: "server not found" }, "ECS.0114", "server not found"],
+    [403, { error_code: "VPC.0003", error_msg: "forbidden" }, "VPC.0003", "forbidden"],
+  ])("does not retry %i and reports the OTC code and message", async (status, body, code, message) => {
+    loopback.reset(() => ({ status, body }));
+    const error = await client.request("vpc", "GET", `/v1/${TEST_PROJECT}/publicips/p?marker=secret-marker`).catch((e: unknown) => e);
+    expect(loopback.requests).toHaveLength(1);
+    expect(loopback.sleeps).toEqual([]);
+    expect(error).toBeInstanceOf(OtcApiError);
+    expect(error).toMatchObject({ status, code, otcMessage: message, retryable: false });
+    expect((error as OtcApiError).message).toBe(`GET /v1/${TEST_PROJECT}/publicips/p: HTTP ${status} ${code}: ${message}`);
+  });
+
+  it("never puts credentials, the Authorization header or the signature into errors", async () => {
+    const token = { ...TEST_CREDENTIALS, securityToken: "temporary-security-token-value" };
+    const tokenClient = loopback.client({ credentials: token, retry: { attempts: 2 } });
+    loopback.reset(() => ({ status: 500, body: { error_code: "X", error_msg: "boom" } }));
+    const error = await tokenClient.request("ecs", "GET", "/v1/p").catch((e: unknown) => e);
+    tokenClient.close();
+    const signatureSent = parseAuthorization(String(loopback.requests[0]?.headers.authorization))?.signature ?? "missing";
+    const everything = [String(error), (error as Error).stack, JSON.stringify(error), JSON.stringify(Object.entries(error as object))].join("\n");
+    for (const secret of [TEST_CREDENTIALS.secretKey, TEST_CREDENTIALS.accessKey, token.securityToken, signatureSent, "SDK-HMAC-SHA256"]) {
+      expect(everything).not.toContain(secret);
+    }
+  });
+
+  it("retries network errors and reports them with status 0", async () => {
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+    const sleeps: number[] = [];
+    const offline = new OtcClient({
+      credentials: TEST_CREDENTIALS,
+      region: "eu-de",
+      projectId: TEST_PROJECT,
+      endpoints: { ecs: `http://127.0.0.1:${port}` },
+      retry: { attempts: 3 },
+      sleep: async (ms) => void sleeps.push(ms),
+      random: () => 0,
+    });
+    const error = await offline.request("ecs", "GET", "/v1/x").catch((e: unknown) => e);
+    offline.close();
+    expect(error).toMatchObject({ status: 0, retryable: true });
+    expect(String(error)).toMatch(/network error: .*ECONNREFUSED/);
+    expect(sleeps).toEqual([250, 500]);
+  });
+
+  it("times out an attempt that gets no answer", async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const slow = new OtcClient({
+      credentials: TEST_CREDENTIALS,
+      region: "eu-de",
+      projectId: TEST_PROJECT,
+      endpoints: { ecs: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` },
+      retry: { attempts: 1 },
+      timeoutMs: 50,
+    });
+    const error = await slow.request("ecs", "GET", "/v1/x").catch((e: unknown) => e);
+    slow.close();
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+    expect(error).toMatchObject({ status: 0 });
+    expect(String(error)).toContain("no complete answer within 50 ms");
+  });
+
+  it("refuses project-scoped requests without a project ID", async () => {
+    const unscoped = loopback.client({ projectId: undefined });
+    await expect(unscoped.request("ecs", "GET", "/v1/x")).rejects.toBeInstanceOf(OtcConfigError);
+    unscoped.close();
+  });
+
+  it("rejects a bad retry configuration", () => {
+    expect(() => loopback.client({ retry: { attempts: 0 } })).toThrow(OtcConfigError);
+  });
+});
