@@ -5,10 +5,7 @@
  * tests isolate themselves by workspace and namespace, never by restarting
  * servers.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { saveState, STATE_ENV_VAR, TestEnvironment } from "@edgeconnect/testenv";
+import { STATE_ENV_VAR, TestEnvironment } from "@edgeconnect/testenv";
 
 declare global {
   var edgeconnectTestEnvironment: TestEnvironment | undefined;
@@ -21,7 +18,5 @@ export default async function globalSetup(): Promise<void> {
   log("starting kcp and the infrastructure cluster");
   const environment = await TestEnvironment.start({ log });
   globalThis.edgeconnectTestEnvironment = environment;
-  const stateFile = join(mkdtempSync(join(tmpdir(), "edgeconnect-state-")), "state.json");
-  saveState(stateFile, environment.state);
-  process.env[STATE_ENV_VAR] = stateFile;
+  process.env[STATE_ENV_VAR] = environment.writeStateFile();
 }

@@ -6,11 +6,11 @@
  *
  * Usage:
  *   const env = await TestEnvironment.start();     // servers up and ready
- *   saveState(file, env.state);                    // for other processes
+ *   const file = env.writeStateFile();             // for other processes
  *   ...
  *   await env.stop();                              // idempotent
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveBinary } from "./binaries.js";
@@ -55,6 +55,7 @@ export function infraModeFromEnv(env: NodeJS.ProcessEnv = process.env): InfraMod
 
 export class TestEnvironment {
   private stopped = false;
+  private stateDir: string | undefined;
 
   private constructor(
     readonly state: EnvironmentState,
@@ -120,10 +121,23 @@ export class TestEnvironment {
     return new TestEnvironment(state, kcp, typeof infra === "string" ? undefined : infra, reaper);
   }
 
+  /**
+   * Writes the state to a file of its own, removed on stop (or by the reaper
+   * if this process dies), and returns its path: what Jest workers read.
+   */
+  writeStateFile(): string {
+    this.stateDir ??= mkdtempSync(join(tmpdir(), "edgeconnect-state-"));
+    this.reaper.removeOnExit(this.stateDir);
+    const path = join(this.stateDir, "state.json");
+    saveState(path, this.state);
+    return path;
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all([this.kcp.stop(), this.infra === undefined ? undefined : stopInfra(this.infra)]);
+    if (this.stateDir !== undefined) rmSync(this.stateDir, { recursive: true, force: true });
     await this.reaper.close();
   }
 }
