@@ -8,7 +8,8 @@
  */
 import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
 import { applyStatus, setCondition } from "@edgeconnect/runtime";
-import { WIDGETS_PATH, type Widget } from "../src/widget-controller.js";
+import type { Widget } from "../src/widget-controller.js";
+import { WIDGETS_PATH } from "../src/widget-export.js";
 import { sleep, withRetry } from "./measure.js";
 
 const FIELD_MANAGER = "bench-bare";

@@ -15,7 +15,7 @@
  * client's apply), so both sides pay the same client and event-loop costs.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -23,8 +23,6 @@ import { HttpStatusError, RestClient } from "@edgeconnect/kcp-ts";
 import { createLogger, requestKey, RuntimeMetrics } from "@edgeconnect/runtime";
 import {
   apiExportEndpoints,
-  applyManifests,
-  bindApiExport,
   createWorkspace,
   deleteWorkspace,
   REPO_ROOT,
@@ -32,14 +30,13 @@ import {
   TestEnvironment,
   type Workspace,
 } from "@edgeconnect/testenv";
-import { WIDGET_EXPORT, WIDGETS_PATH, WidgetController } from "../src/widget-controller.js";
+import { WidgetController } from "../src/widget-controller.js";
+import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
 import { BareClient } from "./bare-client.js";
 import { parseFlags, type BenchFlags } from "./flags.js";
 import { pool, Probe, retries, sleep, Tracker, withRetry } from "./measure.js";
 import { ratios, renderTable, type BurstFigures, type FloodFigures, type InitialSyncFigures } from "./report.js";
 
-const FIXTURE = readFileSync(new URL("../../fixtures/widgets-export.yaml", import.meta.url), "utf8");
-const SECRET_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 const WIDGETS = `${WIDGETS_PATH}/namespaces/default/widgets`;
 /** Workspace creation is kcp's slowest step; more than a few at once only queues inside kcp. */
 const WORKSPACE_CONCURRENCY = 8;
@@ -157,7 +154,7 @@ async function main(): Promise<void> {
     const setupStart = performance.now();
     const suffix = randomBytes(3).toString("hex");
     const provider = await createWorkspace(admin, `bench-provider-${suffix}`);
-    await applyManifests(provider.client, FIXTURE);
+    await installWidgetExport(provider);
     const ready = new Map<number, Workspace>();
     if (flags.kubeconfig !== undefined) {
       // A kcp we did not start outlives the run: remove what we made (a started one takes it along).
@@ -168,7 +165,7 @@ async function main(): Promise<void> {
     }
     await pool(flags.tenants, WORKSPACE_CONCURRENCY, async (i) => {
       const ws = await createWorkspace(admin, `bench-${suffix}-t${i}`);
-      await bindApiExport(ws, provider.path, WIDGET_EXPORT, { acceptClaims: [{ group: "", resource: "secrets", verbs: SECRET_VERBS }] });
+      await bindWidgetExport(ws, provider);
       ready.set(i, ws);
       if (ready.size % 10 === 0 || ready.size === flags.tenants) log(`tenants created and bound: ${ready.size}/${flags.tenants}`);
     });

@@ -20,9 +20,8 @@ import {
   type ReflectorTuning,
   type Request,
 } from "@edgeconnect/runtime";
+import { WIDGET_EXPORT, WIDGETS_PATH } from "./widget-export.js";
 
-export const WIDGET_EXPORT = "smoke.edgeconnect.eu";
-export const WIDGETS_PATH = "/apis/smoke.edgeconnect.eu/v1alpha1";
 const FIELD_MANAGER = "widget-controller";
 
 export interface Widget extends KubeObject {

@@ -7,12 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { clusterOf, type KubeObject, type RestClient, type WatchEvent } from "@edgeconnect/kcp-ts";
 import {
   apiExportEndpoints,
-  applyManifests,
-  bindApiExport,
   connectFromEnv,
   createWorkspace,
   deleteWorkspace,
@@ -20,10 +17,7 @@ import {
   type Workspace,
 } from "@edgeconnect/testenv";
 
-const EXPORT = "smoke.edgeconnect.eu";
-const WIDGETS = "/apis/smoke.edgeconnect.eu/v1alpha1";
-const SECRET_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
-const fixture = readFileSync(new URL("../fixtures/widgets-export.yaml", import.meta.url), "utf8");
+import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH as WIDGETS } from "../src/widget-export.js";
 
 describe("kcp APIExport virtual workspace", () => {
   const { kcp } = connectFromEnv();
@@ -34,12 +28,10 @@ describe("kcp APIExport virtual workspace", () => {
 
   beforeAll(async () => {
     provider = await createWorkspace(kcp, `smoke-provider-${suffix}`);
-    await applyManifests(provider.client, fixture);
+    await installWidgetExport(provider);
     tenants = await Promise.all(["a", "b"].map((t) => createWorkspace(kcp, `smoke-tenant-${t}-${suffix}`)));
     for (const tenant of tenants) {
-      await bindApiExport(tenant, provider.path, EXPORT, {
-        acceptClaims: [{ group: "", resource: "secrets", verbs: SECRET_VERBS }],
-      });
+      await bindWidgetExport(tenant, provider);
       await tenant.client.create(`${WIDGETS}/namespaces/default/widgets`, {
         apiVersion: "smoke.edgeconnect.eu/v1alpha1",
         kind: "Widget",
@@ -47,7 +39,7 @@ describe("kcp APIExport virtual workspace", () => {
         spec: { color: tenant.name },
       });
     }
-    const [url] = await apiExportEndpoints(provider, EXPORT);
+    const [url] = await apiExportEndpoints(provider, WIDGET_EXPORT);
     virtualWorkspace = kcp.withServer(url ?? "");
   });
 

@@ -9,14 +9,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
-import { applyManifests, bindApiExport, connectFromEnv, createWorkspace, deleteWorkspace, eventually, type Workspace } from "@edgeconnect/testenv";
+import { connectFromEnv, createWorkspace, deleteWorkspace, eventually, type Workspace } from "@edgeconnect/testenv";
 import { createLogger } from "@edgeconnect/runtime";
-import { WIDGET_EXPORT, WIDGETS_PATH, WidgetController, type Widget } from "../src/widget-controller.js";
+import { WidgetController, type Widget } from "../src/widget-controller.js";
+import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
 
-const fixture = readFileSync(new URL("../fixtures/widgets-export.yaml", import.meta.url), "utf8");
-const SECRET_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 const FAST = { inactivityTimeoutMs: 30_000, backoff: { initialMs: 100, maxMs: 2_000 } };
 
 describe("runtime on an APIExport virtual workspace", () => {
@@ -46,8 +44,6 @@ describe("runtime on an APIExport virtual workspace", () => {
       { timeoutMs: 60_000, description: `${ws.path} widget ${name} observed as ${color}` },
     );
   };
-  const bind = (ws: Workspace): Promise<unknown> =>
-    bindApiExport(ws, provider.path, WIDGET_EXPORT, { acceptClaims: [{ group: "", resource: "secrets", verbs: SECRET_VERBS }] });
   const startController = (): WidgetController => {
     const started = new WidgetController({ provider: provider.client, reflector: FAST, logger: createLogger({ level: "warn" }) });
     started.start();
@@ -56,7 +52,7 @@ describe("runtime on an APIExport virtual workspace", () => {
 
   beforeAll(async () => {
     provider = await createWorkspace(kcp, `runtime-provider-${suffix}`);
-    await applyManifests(provider.client, fixture);
+    await installWidgetExport(provider);
     for (const name of ["a", "b", "c"]) tenants.push(await createWorkspace(kcp, `runtime-tenant-${name}-${suffix}`));
   });
 
@@ -74,7 +70,7 @@ describe("runtime on an APIExport virtual workspace", () => {
   });
 
   it("picks up the endpoint when the first tenant binds, and reconciles every tenant's objects", async () => {
-    for (const ws of tenants) await bind(ws);
+    for (const ws of tenants) await bindWidgetExport(ws, provider);
     const source = controller?.source;
     await eventually(() => ((source?.endpoints().length ?? 0) === 1 ? [true, undefined] : [false, "no endpoint"]));
     for (const ws of tenants) await createWidget(ws, "shared-name", ws.name);
