@@ -3,6 +3,7 @@
  * every request and answers from a handler the test sets, plus a client
  * pointed at it whose sleeps are recorded instead of waited.
  */
+import { afterAll, beforeAll } from "@jest/globals";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SERVICES, type Service } from "./endpoints.js";
@@ -91,4 +92,33 @@ export class Loopback {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * A loopback server and its client for the enclosing `describe`: started
+ * before its tests, closed after them. Read `loopback` and `client` inside
+ * tests and hooks, once they exist.
+ */
+export function useLoopback(options: Partial<OtcClientOptions> = {}): { readonly loopback: Loopback; readonly client: OtcClient } {
+  let started: { loopback: Loopback; client: OtcClient } | undefined;
+  beforeAll(async () => {
+    const loopback = await Loopback.start();
+    started = { loopback, client: loopback.client(options) };
+  });
+  afterAll(async () => {
+    started?.client.close();
+    await started?.loopback.stop();
+  });
+  const get = (): { loopback: Loopback; client: OtcClient } => {
+    if (started === undefined) throw new Error("useLoopback: read loopback and client inside tests or hooks");
+    return started;
+  };
+  return {
+    get loopback() {
+      return get().loopback;
+    },
+    get client() {
+      return get().client;
+    },
+  };
 }
