@@ -3,12 +3,10 @@
  * it if ours. Owns no timers; the leader elector (and the shard coordinator)
  * decide when to try.
  *
- * Expiry is judged by local observation, as client-go does: a Lease held by
- * someone else counts as expired only when its record has not changed for
- * `leaseDurationSeconds` *as measured by our clock since we saw it change*.
- * Remote timestamps are written for people and never compared, so clock skew
- * between replicas cannot make two holders.
+ * Another holder's Lease counts as expired by local observation
+ * (lease-observation.ts), never by its remote timestamps.
  */
+import { LeaseObservation } from "./lease-observation.js";
 import { microTime, type Lease, type LeaseLock, type LeaseSpec } from "./lease.js";
 
 export interface LeaseHolderOptions {
@@ -21,15 +19,8 @@ export interface LeaseHolderOptions {
   readonly now?: () => number;
 }
 
-interface Observation {
-  readonly resourceVersion: string | undefined;
-  readonly spec: LeaseSpec;
-  /** Local time when this record was first seen. */
-  readonly at: number;
-}
-
 export class LeaseHolder {
-  private observed: Observation | undefined;
+  private readonly observation = new LeaseObservation();
   private readonly now: () => number;
 
   constructor(private readonly options: LeaseHolderOptions) {
@@ -38,12 +29,12 @@ export class LeaseHolder {
 
   /** The identity that held the Lease when we last looked ("" if released). */
   get observedHolder(): string | undefined {
-    return this.observed?.spec.holderIdentity;
+    return this.observation.holder;
   }
 
   /** Whether we held it at our last successful acquire or renew. */
   get held(): boolean {
-    return this.observed?.spec.holderIdentity === this.options.identity;
+    return this.observation.holder === this.options.identity;
   }
 
   /**
@@ -51,8 +42,7 @@ export class LeaseHolder {
    * it last changed rather than when we first tried to take it.
    */
   observe(lease: Lease): void {
-    if (this.observed?.resourceVersion === lease.metadata?.resourceVersion) return;
-    this.observed = { resourceVersion: lease.metadata?.resourceVersion, spec: lease.spec ?? {}, at: this.now() };
+    this.observation.observe(lease, this.now());
   }
 
   /**
@@ -67,12 +57,10 @@ export class LeaseHolder {
     if (lease === undefined) {
       return this.record(await lock.create(this.nextSpec(undefined, now)), now);
     }
-    const spec = lease.spec ?? {};
-    this.observe(lease);
-    const holder = spec.holderIdentity ?? "";
-    const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
-    if (holder !== "" && holder !== identity && (this.observed?.at ?? now) + durationMs > now) return false;
-    return this.record(await lock.update(lease, this.nextSpec(spec, now)), now);
+    this.observation.observe(lease, now);
+    const valid = this.observation.validHolder(now);
+    if (valid !== undefined && valid !== identity) return false;
+    return this.record(await lock.update(lease, this.nextSpec(lease.spec ?? {}, now)), now);
   }
 
   /**
@@ -98,9 +86,10 @@ export class LeaseHolder {
     };
   }
 
+  /** Our own write always yields a new resourceVersion, so its clock starts now. */
   private record(lease: Lease | undefined, now: number): boolean {
     if (lease === undefined) return false;
-    this.observed = { resourceVersion: lease.metadata?.resourceVersion, spec: lease.spec ?? {}, at: now };
+    this.observation.observe(lease, now);
     return this.held;
   }
 }

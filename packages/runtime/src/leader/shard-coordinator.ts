@@ -19,6 +19,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LeaseHolder } from "./lease-holder.js";
+import { LeaseObservation } from "./lease-observation.js";
 import { LeaseLock, type Lease, type LeaseClient } from "./lease.js";
 
 export const SHARD_GROUP_LABEL = "runtime.edgeconnect.eu/shard-group";
@@ -78,8 +79,8 @@ export class ShardCoordinator {
   private readonly slotHolders: LeaseHolder[];
   private readonly slotByLease: Map<string, number>;
   private readonly owned = new Map<number, number>();
-  /** Member Lease name → the record we last saw and when we first saw it. */
-  private readonly memberSeen = new Map<string, { resourceVersion: string | undefined; at: number }>();
+  /** Member Lease name → what we have seen of it. */
+  private readonly members = new Map<string, LeaseObservation>();
   private lastMembers: string[];
 
   constructor(private readonly options: ShardCoordinatorOptions) {
@@ -193,12 +194,11 @@ export class ShardCoordinator {
         continue;
       }
       if (lease.metadata?.labels?.[SHARD_ROLE_LABEL] !== "member") continue;
-      const seen = this.memberSeen.get(name);
-      const resourceVersion = lease.metadata?.resourceVersion;
-      const at = seen !== undefined && seen.resourceVersion === resourceVersion ? seen.at : now;
-      this.memberSeen.set(name, { resourceVersion, at });
-      const holder = lease.spec?.holderIdentity ?? "";
-      if (holder !== "" && at + (lease.spec?.leaseDurationSeconds ?? 0) * 1000 > now) alive.add(holder);
+      const member = this.members.get(name) ?? new LeaseObservation();
+      member.observe(lease, now);
+      this.members.set(name, member);
+      const holder = member.validHolder(now);
+      if (holder !== undefined) alive.add(holder);
     }
     this.lastMembers = [...alive].sort();
     return this.lastMembers;
