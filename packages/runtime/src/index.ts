@@ -13,6 +13,8 @@
  *   coordination.k8s.io Leases.
  * - `manager/`: runs servers, sources and controllers (behind leader
  *   election when asked) in the right order.
+ * - `events/`: Kubernetes Events with client-go's aggregation and spam
+ *   filter.
  * - `observability/`: pino logs with redaction, controller-runtime metrics,
  *   /metrics, /healthz and /readyz.
  *
@@ -61,6 +63,8 @@ export { enqueueMapped, enqueueObject, requestFor, type EventHandlers, type Requ
 export { reconcilerFn, TerminalError, type ReconcileContext, type Reconciler, type Result } from "./reconcile/reconciler.js";
 export { describeRequest, requestFromKey, requestKey, tenantOf, type Request } from "./reconcile/request.js";
 export { applyStatus, ensureFinalizer, hasFinalizer, removeFinalizer, type WriteClient } from "./reconcile/writes.js";
+
+export { EventRecorder, type EventClient, type EventRecorderOptions, type EventType } from "./events/event-recorder.js";
 
 export { LeaderElector, type LeaderElectorOptions } from "./leader/leader-elector.js";
 export { LeaseHolder, type LeaseHolderOptions } from "./leader/lease-holder.js";
