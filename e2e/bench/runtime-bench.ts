@@ -199,7 +199,7 @@ async function main(): Promise<void> {
     cleanups.push({ what: "stop controller", run: () => controller?.stopAndWait() });
     controller.start();
     const source = controller.source;
-    while (!source.synced) {
+    while (!source.hasSynced) {
       if (performance.now() - t0 > 120_000) throw new Error("controller source not synced after 120 s");
       await sleep(10);
     }

@@ -64,7 +64,7 @@ describe("runtime on an APIExport virtual workspace", () => {
   it("starts cleanly while no workspace binds the export (no endpoints yet)", async () => {
     controller = startController();
     const source = controller.source;
-    await eventually(() => (source.synced ? [true, undefined] : [false, "not synced"]), { description: "source synced" });
+    await eventually(() => (source.hasSynced ? [true, undefined] : [false, "not synced"]), { description: "source synced" });
     expect(source.endpoints()).toEqual([]);
     expect(source.boundClusters()).toEqual([]);
   });

@@ -84,6 +84,13 @@ export class RestClient {
     return new RestClient(kubeConfig);
   }
 
+  /** The pod's service account and the cluster's CA, as every in-cluster controller uses them. */
+  static fromCluster(): RestClient {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromCluster();
+    return new RestClient(kubeConfig);
+  }
+
   /** The same credentials and connections against another base URL (a workspace, a virtual workspace). */
   withServer(server: string): RestClient {
     return new RestClient(this.transport, server);

@@ -33,8 +33,8 @@ describe("parseIni", () => {
 describe("parseCloudConfig", () => {
   it("reads [Global] and [LoadBalancer] as the chart renders them", () => {
     expect(parseCloudConfig(FULL, {})).toEqual({
-      global: { accessKey: "AKEXAMPLE", secretKey: "s3cr;et#value", region: "eu-de", projectName: "eu-de_team", domainName: "OTC-EU-DE-000" },
-      loadBalancer: { subnetId: "5d7b4a3f-neutron-subnet", networkId: "9a8b-neutron-network", bandwidthMbit: 250, clusterName: "prod-1" },
+      global: { accessKey: "AKEXAMPLE", secretKey: "s3cr;et#value", region: "eu-de", projectName: "eu-de_team", domainName: "OTC-EU-DE-000", endpoints: {} },
+      loadBalancer: { subnetId: "5d7b4a3f-neutron-subnet", networkId: "9a8b-neutron-network", bandwidthMbit: 250, clusterName: "prod-1", availabilityZones: ["eu-de-01"] },
     });
   });
 
@@ -42,12 +42,24 @@ describe("parseCloudConfig", () => {
     const base = "[Global]\naccess-key = a\nsecret-key = s\nregion = eu-de\n";
     expect(parseCloudConfig(`${base}[LoadBalancer]\nsubnet-id =\ncluster-name = x\n`, {}).loadBalancer).toBeUndefined();
     expect(parseCloudConfig(base, {}).loadBalancer).toBeUndefined();
-    expect(parseCloudConfig(`${base}[LoadBalancer]\nsubnet-id = s1\n`, {}).loadBalancer).toEqual({ subnetId: "s1", bandwidthMbit: 100 });
+    expect(parseCloudConfig(`${base}[LoadBalancer]\nsubnet-id = s1\n`, {}).loadBalancer).toEqual({ subnetId: "s1", bandwidthMbit: 100, availabilityZones: ["eu-de-01"] });
+    expect(parseCloudConfig(`${base}[LoadBalancer]\nsubnet-id = s1\navailability-zones = eu-de-02, eu-de-03\n`, {}).loadBalancer?.availabilityZones).toEqual([
+      "eu-de-02",
+      "eu-de-03",
+    ]);
   });
 
   it("falls back to OS_* variables and defaults the project name to the region", () => {
     const config = parseCloudConfig("[Global]\nregion = eu-nl\n", { OS_ACCESS_KEY: "ak", OS_SECRET_KEY: "sk", OS_PROJECT_ID: "p1" });
-    expect(config.global).toEqual({ accessKey: "ak", secretKey: "sk", region: "eu-nl", projectName: "eu-nl", projectId: "p1" });
+    expect(config.global).toEqual({ accessKey: "ak", secretKey: "sk", region: "eu-nl", projectName: "eu-nl", projectId: "p1", endpoints: {} });
+  });
+
+  it("takes endpoint overrides from [Endpoints], and auth-url for IAM without its /v3", () => {
+    const base = "[Global]\naccess-key=a\nsecret-key=s\nregion=eu-de\nauth-url=https://iam.example/v3\n";
+    expect(parseCloudConfig(base, {}).global.endpoints).toEqual({ iam: "https://iam.example" });
+    const config = parseCloudConfig(`${base}[Endpoints]\niam = http://127.0.0.1:1\nelb = http://127.0.0.1:2/elb\n`, {});
+    expect(config.global.endpoints).toEqual({ iam: "http://127.0.0.1:1", elb: "http://127.0.0.1:2/elb" });
+    expect(() => parseCloudConfig(`${base}[Endpoints]\nevs = http://x\n`, {})).toThrow("[Endpoints] evs is not a known service");
   });
 
   it("accepts tenant-name and tenant-id as the older spellings", () => {

@@ -4,7 +4,13 @@
  *   [Global]        access-key, secret-key, security-token, region,
  *                   project-id (alias tenant-id), project-name (alias
  *                   tenant-name), domain-name, auth-url
- *   [LoadBalancer]  subnet-id, network-id, bandwidth-mbit, cluster-name
+ *   [LoadBalancer]  subnet-id, network-id, bandwidth-mbit, cluster-name,
+ *                   availability-zones (dedicated ELBs; default <region>-01)
+ *   [Endpoints]     iam, ecs, vpc, elb: base URLs replacing the public
+ *                   `https://<service>.<region>.otc.t-systems.com` (private
+ *                   endpoints, proxies, the simulator). auth-url, as
+ *                   OpenStack tools write it (`https://iam.../v3`), stands
+ *                   for iam when [Endpoints] has none.
  *
  * Unset [Global] keys fall back to the OS_* environment variables operators
  * know from OpenStack tooling. LoadBalancer support is off unless subnet-id
@@ -22,7 +28,12 @@ export interface GlobalConfig {
   readonly projectName: string;
   readonly domainName?: string;
   readonly authUrl?: string;
+  /** Service base URLs that replace the public ones. */
+  readonly endpoints: Readonly<Partial<Record<EndpointService, string>>>;
 }
+
+export type EndpointService = "iam" | "ecs" | "vpc" | "elb";
+const ENDPOINT_SERVICES: readonly EndpointService[] = ["iam", "ecs", "vpc", "elb"];
 
 export interface LoadBalancerConfig {
   /** The Neutron subnet (not the VPC subnet) in which ELBs get their VIP. */
@@ -33,6 +44,8 @@ export interface LoadBalancerConfig {
   readonly bandwidthMbit: number;
   /** Overrides --cluster-name in ELB names. */
   readonly clusterName?: string;
+  /** Where dedicated (v3) ELBs are placed; OTC requires at least one zone. */
+  readonly availabilityZones: readonly string[];
 }
 
 export interface CloudConfig {
@@ -105,6 +118,7 @@ export function parseCloudConfig(text: string, env: NodeJS.ProcessEnv = process.
     return value;
   };
   const region = required("region", "OS_REGION_NAME");
+  const authUrl = pick(["auth-url"], "OS_AUTH_URL");
   const optional = <K extends string>(name: K, value: string | undefined): Partial<Record<K, string>> =>
     (value === undefined ? {} : { [name]: value }) as Partial<Record<K, string>>;
   const globalConfig: GlobalConfig = {
@@ -115,13 +129,30 @@ export function parseCloudConfig(text: string, env: NodeJS.ProcessEnv = process.
     ...optional("securityToken", pick(["security-token"], "OS_SECURITY_TOKEN")),
     ...optional("projectId", pick(["project-id", "tenant-id"], "OS_PROJECT_ID")),
     ...optional("domainName", pick(["domain-name"], "OS_DOMAIN_NAME")),
-    ...optional("authUrl", pick(["auth-url"], "OS_AUTH_URL")),
+    ...optional("authUrl", authUrl),
+    endpoints: parseEndpoints(sections.get("endpoints"), authUrl),
   };
-  const loadBalancer = parseLoadBalancer(sections.get("loadbalancer"));
+  const loadBalancer = parseLoadBalancer(sections.get("loadbalancer"), region);
   return loadBalancer === undefined ? { global: globalConfig } : { global: globalConfig, loadBalancer };
 }
 
-function parseLoadBalancer(section: Map<string, string> | undefined): LoadBalancerConfig | undefined {
+function parseEndpoints(section: Map<string, string> | undefined, authUrl: string | undefined): Partial<Record<EndpointService, string>> {
+  const endpoints: Partial<Record<EndpointService, string>> = {};
+  // The request paths already start with /v3 for IAM.
+  if (authUrl !== undefined) endpoints.iam = authUrl.replace(/\/v3\/?$/, "");
+  for (const key of section?.keys() ?? []) {
+    if (!(ENDPOINT_SERVICES as readonly string[]).includes(key)) {
+      throw new CloudConfigError(`[Endpoints] ${key} is not a known service; use one of ${ENDPOINT_SERVICES.join(", ")}`);
+    }
+  }
+  for (const service of ENDPOINT_SERVICES) {
+    const value = section?.get(service);
+    if (value !== undefined && value !== "") endpoints[service] = value;
+  }
+  return endpoints;
+}
+
+function parseLoadBalancer(section: Map<string, string> | undefined, region: string): LoadBalancerConfig | undefined {
   const subnetId = section?.get("subnet-id") ?? "";
   if (section === undefined || subnetId === "") return undefined;
   const bandwidth = section.get("bandwidth-mbit");
@@ -132,9 +163,14 @@ function parseLoadBalancer(section: Map<string, string> | undefined): LoadBalanc
   }
   const networkId = section.get("network-id");
   const clusterName = section.get("cluster-name");
+  const zones = (section.get("availability-zones") ?? "")
+    .split(",")
+    .map((zone) => zone.trim())
+    .filter((zone) => zone !== "");
   return {
     subnetId,
     bandwidthMbit,
+    availabilityZones: zones.length > 0 ? zones : [`${region}-01`],
     ...(networkId ? { networkId } : {}),
     ...(clusterName ? { clusterName } : {}),
   };

@@ -137,7 +137,7 @@ export class ApiExportSource {
   }
 
   /** True once the slice and every shard's reflectors have listed: the readiness check. */
-  get synced(): boolean {
+  get hasSynced(): boolean {
     return this.slice.hasSynced && [...this.shards.values()].every((shard) => shard.synced);
   }
 

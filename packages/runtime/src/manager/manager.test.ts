@@ -3,9 +3,9 @@ import { RuntimeMetrics } from "../observability/metrics.js";
 import { Controller } from "../reconcile/controller.js";
 import { runManager, type Source } from "./manager.js";
 
-function fakeSource(): Source & { synced: boolean; started: boolean; stopped: boolean } {
+function fakeSource(): Source & { hasSynced: boolean; started: boolean; stopped: boolean } {
   const source = {
-    synced: false,
+    hasSynced: false,
     started: false,
     stopped: false,
     start: () => {
@@ -52,7 +52,7 @@ describe("runManager", () => {
     const notReady = await probe("/readyz?verbose");
     expect(notReady.status).toBe(500);
     expect(await notReady.text()).toContain("[-]source-widgets failed: not synced yet");
-    source.synced = true;
+    source.hasSynced = true;
     expect((await probe("/readyz")).status).toBe(200);
 
     controller.enqueue({ cluster: "c", namespace: "default", name: "w" });

@@ -22,7 +22,7 @@ import type { Controller } from "../reconcile/controller.js";
 
 /** Something that feeds controllers: a Reflector, an ApiExportSource. */
 export interface Source {
-  readonly synced: boolean;
+  readonly hasSynced: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -50,7 +50,7 @@ export class LeadershipLostError extends Error {
 export async function runManager(options: ManagerOptions, signal: AbortSignal): Promise<void> {
   const checks = new HealthChecks();
   for (const [name, source] of Object.entries(options.sources)) {
-    checks.addReadiness(`source-${name}`, () => source.synced || "not synced yet");
+    checks.addReadiness(`source-${name}`, () => source.hasSynced || "not synced yet");
   }
   const servers: EndpointServer[] = [];
   try {

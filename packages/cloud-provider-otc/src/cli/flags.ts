@@ -1,0 +1,206 @@
+/**
+ * The controller manager's command line, spelled as Kubernetes'
+ * cloud-controller-manager spells it, so that manifests written for a Go CCM
+ * carry over: `--cloud-provider`, `--cloud-config`, `--cluster-name`,
+ * `--controllers`, `--kubeconfig`, the `--leader-elect*` family, the node
+ * controller periods and `--concurrent-service-syncs`. The runtime's
+ * `--metrics-bind-address` and `--health-probe-bind-address` serve /metrics,
+ * /healthz and /readyz.
+ *
+ * As in Kubernetes, leader election is on unless `--leader-elect=false`, and
+ * `--controllers` takes `*` (every controller on by default), names, and
+ * `-name` to turn one off. Routes are not implemented (the CNI owns them):
+ * naming the route controller is accepted and reported, not an error.
+ */
+import { parseRuntimeFlags, type RuntimeFlags } from "@edgeconnect/runtime";
+import { PROVIDER_NAME } from "../instances/provider-id.js";
+
+
+export type ControllerName = "cloud-node" | "cloud-node-lifecycle" | "service";
+
+/** Current names and the `*-controller` aliases newer Kubernetes versions print. */
+const CONTROLLER_ALIASES: ReadonlyMap<string, ControllerName | "route"> = new Map([
+  ["cloud-node", "cloud-node"],
+  ["cloud-node-controller", "cloud-node"],
+  ["cloud-node-lifecycle", "cloud-node-lifecycle"],
+  ["cloud-node-lifecycle-controller", "cloud-node-lifecycle"],
+  ["service", "service"],
+  ["service-lb-controller", "service"],
+  ["route", "route"],
+  ["node-route-controller", "route"],
+]);
+
+export interface CcmFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect"> {
+  readonly cloudConfig?: string;
+  readonly clusterName?: string;
+  readonly kubeconfig?: string;
+  readonly controllers: ReadonlySet<ControllerName>;
+  /** Set when --controllers named the route controller, which this provider does not have. */
+  readonly routeRequested: boolean;
+  readonly leaderElectNamespace: string;
+  readonly leaderElectName: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly nodeMonitorPeriodMs: number;
+  readonly nodeStatusUpdateFrequencyMs: number;
+  readonly concurrentServiceSyncs: number;
+  readonly help: boolean;
+}
+
+/** The command line cannot be used; the message says which flag and why. */
+export class FlagError extends Error {
+  override readonly name = "FlagError";
+}
+
+type ValueFlag =
+  | "cloud-provider"
+  | "cloud-config"
+  | "cluster-name"
+  | "kubeconfig"
+  | "controllers"
+  | "leader-elect-resource-namespace"
+  | "leader-elect-resource-name"
+  | "leader-elect-lease-duration"
+  | "leader-elect-renew-deadline"
+  | "leader-elect-retry-period"
+  | "node-monitor-period"
+  | "node-status-update-frequency"
+  | "concurrent-service-syncs";
+
+const VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>([
+  "cloud-provider",
+  "cloud-config",
+  "cluster-name",
+  "kubeconfig",
+  "controllers",
+  "leader-elect-resource-namespace",
+  "leader-elect-resource-name",
+  "leader-elect-lease-duration",
+  "leader-elect-renew-deadline",
+  "leader-elect-retry-period",
+  "node-monitor-period",
+  "node-status-update-frequency",
+  "concurrent-service-syncs",
+]);
+
+export const USAGE = `Usage: otc-cloud-controller-manager [flags]
+
+  --cloud-provider=otc                     must be otc when given
+  --cloud-config=PATH                      cloud.conf ([Global], [LoadBalancer], [Endpoints]); OS_* variables fill unset [Global] keys
+  --cluster-name=NAME                      names ELBs kube_<NAME>_<namespace>_<service> (cloud.conf cluster-name wins); default kubernetes
+  --controllers=LIST                       *, cloud-node, cloud-node-lifecycle, service; -NAME disables; default *
+  --kubeconfig=PATH                        default: the in-cluster service account
+  --leader-elect[=BOOL]                    default true
+  --leader-elect-resource-namespace=NS     default kube-system
+  --leader-elect-resource-name=NAME        default cloud-controller-manager
+  --leader-elect-lease-duration=DURATION   default 15s
+  --leader-elect-renew-deadline=DURATION   default 10s
+  --leader-elect-retry-period=DURATION     default 2s
+  --node-monitor-period=DURATION           node lifecycle checks; default 5s
+  --node-status-update-frequency=DURATION  node address refresh; default 5m
+  --concurrent-service-syncs=N             default 1
+  --metrics-bind-address=ADDR              default :8080; 0 disables
+  --health-probe-bind-address=ADDR         /healthz and /readyz; default :8081; 0 disables
+  --help
+`;
+
+export function parseCcmFlags(argv: readonly string[]): CcmFlags {
+  const runtime = parseRuntimeFlags(argv);
+  const explicitLeaderElect = argv.some((arg) => arg === "--leader-elect" || arg.startsWith("--leader-elect="));
+  const values = new Map<ValueFlag, string>();
+  let help = false;
+  for (let i = 0; i < runtime.rest.length; i++) {
+    const arg = runtime.rest[i] as string;
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
+    const name = match?.[1];
+    if (name === undefined || !VALUE_FLAGS.has(name)) throw new FlagError(`unknown argument ${JSON.stringify(arg)}; see --help`);
+    const value = match?.[2] ?? runtime.rest[++i];
+    if (value === undefined) throw new FlagError(`flag --${name} needs a value`);
+    values.set(name as ValueFlag, value);
+  }
+
+  const provider = values.get("cloud-provider");
+  if (provider !== undefined && provider !== PROVIDER_NAME) {
+    throw new FlagError(`--cloud-provider=${provider}: this controller manager is the ${PROVIDER_NAME} provider`);
+  }
+  const { controllers, routeRequested } = parseControllers(values.get("controllers") ?? "*");
+  const optional = <K extends string>(key: K, flag: ValueFlag): Partial<Record<K, string>> => {
+    const value = values.get(flag);
+    return (value === undefined || value === "" ? {} : { [key]: value }) as Partial<Record<K, string>>;
+  };
+  const duration = (flag: ValueFlag, fallback: string): number => parseDuration(`--${flag}`, values.get(flag) ?? fallback);
+  const flags: CcmFlags = {
+    metricsBindAddress: runtime.metricsBindAddress,
+    healthProbeBindAddress: runtime.healthProbeBindAddress,
+    leaderElect: explicitLeaderElect ? runtime.leaderElect : true,
+    ...optional("cloudConfig", "cloud-config"),
+    ...optional("clusterName", "cluster-name"),
+    ...optional("kubeconfig", "kubeconfig"),
+    controllers,
+    routeRequested,
+    leaderElectNamespace: values.get("leader-elect-resource-namespace") ?? "kube-system",
+    leaderElectName: values.get("leader-elect-resource-name") ?? "cloud-controller-manager",
+    leaseDurationMs: duration("leader-elect-lease-duration", "15s"),
+    renewDeadlineMs: duration("leader-elect-renew-deadline", "10s"),
+    retryPeriodMs: duration("leader-elect-retry-period", "2s"),
+    nodeMonitorPeriodMs: duration("node-monitor-period", "5s"),
+    nodeStatusUpdateFrequencyMs: duration("node-status-update-frequency", "5m"),
+    concurrentServiceSyncs: positiveInteger("--concurrent-service-syncs", values.get("concurrent-service-syncs") ?? "1"),
+    help,
+  };
+  if (flags.renewDeadlineMs >= flags.leaseDurationMs) {
+    throw new FlagError("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");
+  }
+  return flags;
+}
+
+function parseControllers(list: string): { controllers: Set<ControllerName>; routeRequested: boolean } {
+  const enabled = new Set<ControllerName>();
+  const disabled = new Set<ControllerName>();
+  let all = false;
+  let routeRequested = false;
+  for (const raw of list.split(",").map((entry) => entry.trim())) {
+    if (raw === "") continue;
+    if (raw === "*") {
+      all = true;
+      continue;
+    }
+    const negated = raw.startsWith("-");
+    const name = CONTROLLER_ALIASES.get(negated ? raw.slice(1) : raw);
+    if (name === undefined) {
+      throw new FlagError(`--controllers: unknown controller ${JSON.stringify(raw)}; known: ${[...new Set(CONTROLLER_ALIASES.values())].join(", ")}`);
+    }
+    if (name === "route") {
+      routeRequested ||= !negated;
+      continue;
+    }
+    (negated ? disabled : enabled).add(name);
+  }
+  const controllers = new Set<ControllerName>(all ? ["cloud-node", "cloud-node-lifecycle", "service"] : []);
+  for (const name of enabled) controllers.add(name);
+  for (const name of disabled) controllers.delete(name);
+  return { controllers, routeRequested };
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration for the units a controller period uses: `300ms`, `5s`, `1m30s`, `2h`. */
+export function parseDuration(flag: string, text: string): number {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text) {
+    throw new FlagError(`${flag}: ${JSON.stringify(text)} is not a duration such as 500ms, 5s, 1m30s`);
+  }
+  const ms = parts.reduce((sum, part) => sum + Number(part[1]) * (UNIT_MS[part[2] as string] ?? 0), 0);
+  if (ms <= 0) throw new FlagError(`${flag} must be positive`);
+  return ms;
+}
+
+function positiveInteger(flag: string, text: string): number {
+  if (!/^[1-9][0-9]*$/.test(text)) throw new FlagError(`${flag} must be a positive integer, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
