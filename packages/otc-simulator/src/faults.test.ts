@@ -20,6 +20,24 @@ describe("faults and the request log", () => {
     expect((await t.call("GET", projects)).status).toBe(200);
   });
 
+  it("lets a request take effect before answering the injected failure", async () => {
+    const before = t.sim.state.eips.size;
+    t.sim.faults.failNextAfterEffect({ method: "POST", pathPrefix: `/v1/${PROJECT.id}/publicips` }, 500);
+    const body = { publicip: { type: "5_bgp" }, bandwidth: { name: "bw", size: 5, share_type: "PER" } };
+    const lost = await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body });
+    expect(lost.status).toBe(500);
+    expect(t.sim.state.eips.size).toBe(before + 1);
+    expect((await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body })).status).toBe(200);
+    expect(t.sim.state.eips.size).toBe(before + 2);
+  });
+
+  it("answers a refused request as usual even when a fault after effect is pending", async () => {
+    t.sim.faults.failNextAfterEffect({ method: "POST", pathPrefix: `/v1/${PROJECT.id}/publicips` }, 500);
+    const invalid = await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body: { publicip: {} } });
+    expect(invalid.status).toBe(400);
+    t.sim.faults.clear();
+  });
+
   it("uses a custom failure body", async () => {
     t.sim.faults.failNext({}, 503, 1, { error_msg: "maintenance", error_code: "APIGW.0503" });
     const result = await t.call("GET", projects);

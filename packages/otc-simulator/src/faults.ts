@@ -26,6 +26,8 @@ export interface RequestLogEntry {
 
 interface Failure {
   readonly match: RequestMatch;
+  /** "after": the request takes effect and only its answer is replaced, as when a response is lost. */
+  readonly phase: FaultPhase;
   readonly status: number;
   readonly body: unknown;
   remaining: number;
@@ -35,6 +37,9 @@ interface Delay {
   readonly match: RequestMatch;
   readonly ms: number;
 }
+
+/** Whether a fault answers instead of the cloud ("before") or after the request took effect ("after"). */
+export type FaultPhase = "before" | "after";
 
 export class Faults {
   private failures: Failure[] = [];
@@ -46,7 +51,17 @@ export class Faults {
   /** Answers the next `count` matching requests with `status` and `body` (default an OTC-style error body). */
   failNext(match: RequestMatch, status: number, count = 1, body?: unknown): void {
     const defaultBody = { error_msg: `injected fault: HTTP ${status}`, error_code: "SIM.FAULT" };
-    this.failures.push({ match, status, body: body ?? defaultBody, remaining: count });
+    this.failures.push({ match, phase: "before", status, body: body ?? defaultBody, remaining: count });
+  }
+
+  /**
+   * Lets the next `count` matching requests take effect, then answers them
+   * with `status` instead: the lost answer that makes a retried POST create a
+   * second resource. Requests the cloud refuses are answered as usual.
+   */
+  failNextAfterEffect(match: RequestMatch, status: number, count = 1, body?: unknown): void {
+    const defaultBody = { error_msg: `injected fault after the request took effect: HTTP ${status}`, error_code: "SIM.FAULT" };
+    this.failures.push({ match, phase: "after", status, body: body ?? defaultBody, remaining: count });
   }
 
   /** Delays every matching request by `ms` before it is answered, until `clear()`. */
@@ -73,8 +88,10 @@ export class Faults {
   }
 
   /** @internal the server's hooks */
-  takeFailure(method: string, path: string): { status: number; body: unknown } | undefined {
-    const failure = this.failures.find((candidate) => candidate.remaining > 0 && matches(candidate.match, method, path));
+  takeFailure(method: string, path: string, phase: FaultPhase = "before"): { status: number; body: unknown } | undefined {
+    const failure = this.failures.find(
+      (candidate) => candidate.remaining > 0 && candidate.phase === phase && matches(candidate.match, method, path),
+    );
     if (failure === undefined) return undefined;
     failure.remaining -= 1;
     this.failures = this.failures.filter((candidate) => candidate.remaining > 0);

@@ -13,7 +13,7 @@
  * @module
  */
 export { startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "./server.js";
-export { Faults, type RequestLogEntry, type RequestMatch } from "./faults.js";
+export { Faults, type FaultPhase, type RequestLogEntry, type RequestMatch } from "./faults.js";
 export { MAX_CLOCK_SKEW_MS } from "./signature-check.js";
 export {
   Eip,

@@ -130,7 +130,7 @@ async function answerRequest(context: Context, method: string, url: URL, request
     routeElbV2(apiRequest, state) ??
     routeElbV3(apiRequest, state, requestId);
   if (answer === undefined) throw new ApiError(404, "APIGW.0101", `The API does not exist or has not been published: ${method} ${url.pathname}`);
-  return answer;
+  return context.faults.takeFailure(method, url.pathname, "after") ?? answer;
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {

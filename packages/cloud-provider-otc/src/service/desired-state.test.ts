@@ -64,9 +64,10 @@ describe("desiredLoadBalancer", () => {
     ]);
   });
 
-  it("probes kube-proxy's health-check node port over HTTP for externalTrafficPolicy Local", () => {
+  it("probes kube-proxy's health-check node port over HTTP for externalTrafficPolicy Local, except on UDP ports", () => {
     const lb = desired(service({ ports: [HTTP, DNS], externalTrafficPolicy: "Local", healthCheckNodePort: 32000 }));
-    for (const port of lb.ports) expect(port.monitor).toMatchObject({ type: "HTTP", port: 32000, urlPath: "/healthz" });
+    expect(lb.ports[0]?.monitor).toMatchObject({ type: "HTTP", port: 32000, urlPath: "/healthz" });
+    expect(lb.ports[1]?.monitor).toEqual({ type: "UDP_CONNECT", delaySeconds: 5, timeoutSeconds: 3, maxRetries: 3 });
   });
 
   it("keeps client IP affinity as source-IP persistence", () => {

@@ -10,7 +10,8 @@
  *   `ToBeDeletedByClusterAutoscaler`; readiness is not required (kube-proxy
  *   forwards from any node, and health monitors take broken ones out);
  * - `externalTrafficPolicy: Local` probes kube-proxy's health-check node port
- *   over HTTP at `/healthz`, so only nodes with endpoints get traffic;
+ *   over HTTP at `/healthz`, so only nodes with endpoints get traffic (TCP
+ *   ports only: OTC pairs UDP pools with UDP_CONNECT monitors alone);
  * - OTC ELB listeners speak TCP and UDP only: SCTP is refused, as the SCTP
  *   KEP asks of clouds that lack it.
  */
@@ -114,10 +115,14 @@ function isLoadBalancerNode(node: Node): boolean {
 
 function portSpec(port: ServicePort, healthCheckNodePort: number | undefined, sessionAffinity: boolean): PortSpec {
   const protocol = port.protocol === "UDP" ? "UDP" : "TCP";
+  // OTC allows only UDP_CONNECT monitors on UDP pools, so a UDP port cannot
+  // probe kube-proxy's HTTP health check and falls back to its node port.
   const monitor: HealthMonitorSpec =
-    healthCheckNodePort !== undefined
-      ? { type: "HTTP", port: healthCheckNodePort, urlPath: "/healthz", ...MONITOR_TIMING }
-      : { type: protocol === "UDP" ? "UDP_CONNECT" : "TCP", ...MONITOR_TIMING };
+    protocol === "UDP"
+      ? { type: "UDP_CONNECT", ...MONITOR_TIMING }
+      : healthCheckNodePort !== undefined
+        ? { type: "HTTP", port: healthCheckNodePort, urlPath: "/healthz", ...MONITOR_TIMING }
+        : { type: "TCP", ...MONITOR_TIMING };
   return {
     protocol,
     port: port.port,

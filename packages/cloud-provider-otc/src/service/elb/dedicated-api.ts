@@ -1,0 +1,41 @@
+/** The ELB v3 (dedicated) client functions behind the common `ElbApi`. */
+import {
+  createHealthMonitorV3,
+  createListenerV3,
+  createMemberV3,
+  createPoolV3,
+  deleteHealthMonitorV3,
+  deleteListenerV3,
+  deleteLoadBalancerV3,
+  deleteMemberV3,
+  deletePoolV3,
+  getLoadBalancerV3,
+  listHealthMonitorsV3,
+  listListenersV3,
+  listLoadBalancersV3,
+  listMembersV3,
+  listPoolsV3,
+  updateHealthMonitorV3,
+  updatePoolV3,
+} from "@edgeconnect/otc";
+import type { ElbApi } from "./elb-api.js";
+
+export const dedicatedElbApi: ElbApi = {
+  getLoadBalancer: getLoadBalancerV3,
+  listLoadBalancers: listLoadBalancersV3,
+  deleteLoadBalancer: deleteLoadBalancerV3,
+  listListeners: listListenersV3,
+  createListener: createListenerV3,
+  deleteListener: deleteListenerV3,
+  listPools: listPoolsV3,
+  createPool: createPoolV3,
+  updatePool: updatePoolV3,
+  deletePool: deletePoolV3,
+  listMembers: listMembersV3,
+  createMember: (client, poolId, { subnetId, ...member }) => createMemberV3(client, poolId, { ...member, subnet_cidr_id: subnetId }),
+  deleteMember: deleteMemberV3,
+  listHealthMonitors: listHealthMonitorsV3,
+  createHealthMonitor: createHealthMonitorV3,
+  updateHealthMonitor: updateHealthMonitorV3,
+  deleteHealthMonitor: deleteHealthMonitorV3,
+};

@@ -1,0 +1,41 @@
+/** The ELB v2 (shared) client functions behind the common `ElbApi`. */
+import {
+  createHealthMonitorV2,
+  createListenerV2,
+  createMemberV2,
+  createPoolV2,
+  deleteHealthMonitorV2,
+  deleteListenerV2,
+  deleteLoadBalancerV2,
+  deleteMemberV2,
+  deletePoolV2,
+  getLoadBalancerV2,
+  listHealthMonitorsV2,
+  listListenersV2,
+  listLoadBalancersV2,
+  listMembersV2,
+  listPoolsV2,
+  updateHealthMonitorV2,
+  updatePoolV2,
+} from "@edgeconnect/otc";
+import type { ElbApi } from "./elb-api.js";
+
+export const sharedElbApi: ElbApi = {
+  getLoadBalancer: getLoadBalancerV2,
+  listLoadBalancers: listLoadBalancersV2,
+  deleteLoadBalancer: deleteLoadBalancerV2,
+  listListeners: listListenersV2,
+  createListener: createListenerV2,
+  deleteListener: deleteListenerV2,
+  listPools: listPoolsV2,
+  createPool: createPoolV2,
+  updatePool: updatePoolV2,
+  deletePool: deletePoolV2,
+  listMembers: listMembersV2,
+  createMember: (client, poolId, { subnetId, ...member }) => createMemberV2(client, poolId, { ...member, subnet_id: subnetId }),
+  deleteMember: deleteMemberV2,
+  listHealthMonitors: listHealthMonitorsV2,
+  createHealthMonitor: createHealthMonitorV2,
+  updateHealthMonitor: updateHealthMonitorV2,
+  deleteHealthMonitor: deleteHealthMonitorV2,
+};
