@@ -66,6 +66,12 @@ describe("RestClient", () => {
     expect(seen.slice(-2).map((s) => s.url)).toEqual(["/clusters/root:tenant/api/v1/configmaps", "/clusters/*/api/v1/configmaps"]);
   });
 
+  it("sends a DELETE body with its length, and the connection stays usable", async () => {
+    await client.delete("/things/x", { body: { preconditions: { uid: "u-1" } } });
+    expect(seen.at(-1)).toMatchObject({ method: "DELETE", body: '{"preconditions":{"uid":"u-1"}}' });
+    expect(await client.get("/things/y")).toEqual({ echo: "/things/y" });
+  });
+
   it("returns text answers as text", async () => {
     expect(await client.request("GET", "/readyz")).toBe("ok");
   });

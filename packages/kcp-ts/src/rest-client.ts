@@ -183,7 +183,9 @@ export class RestClient {
     requestOptions.headers = {
       ...requestOptions.headers,
       Accept: "application/json",
-      ...(payload === undefined ? {} : { "Content-Type": payload.contentType }),
+      // An explicit length: Node sends bodies of DELETE (and GET) without one
+      // unless told, and the API server then reads the body as the next request.
+      ...(payload === undefined ? {} : { "Content-Type": payload.contentType, "Content-Length": Buffer.byteLength(payload.data) }),
     };
     const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
     const active = signals.filter((s): s is AbortSignal => s !== undefined);
