@@ -1,0 +1,59 @@
+/**
+ * The three writes the node controllers make on Nodes. Spec and label
+ * changes are full updates guarded by resourceVersion: a kubelet or another
+ * controller writing in between makes ours fail with 409, and the change is
+ * recomputed on the fresh object instead of overwriting theirs.
+ */
+import { HttpStatusError } from "@edgeconnect/kcp-ts";
+import { nodePath, type Node, type NodeAddress } from "../kube/objects.js";
+import type { NodeClient } from "./node-controllers-options.js";
+
+/** Updates in a row that may lose a race before the reconcile gives up (and is retried with backoff). */
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * Applies `change` to `node` and writes the result; on 409 re-reads the node
+ * and applies `change` again. Returns the node as written, or as read when
+ * `change` found nothing to do (it answers undefined then).
+ */
+export async function updateNode(client: NodeClient, node: Node, change: (current: Node) => Node | undefined): Promise<Node> {
+  const path = nodePath(node.metadata?.name ?? "");
+  let current = node;
+  for (let attempt = 1; ; attempt++) {
+    const next = change(current);
+    if (next === undefined) return current;
+    try {
+      return await client.replace<Node>(path, { ...next, apiVersion: "v1", kind: "Node" });
+    } catch (error) {
+      if (!(error instanceof HttpStatusError && error.status === 409) || attempt >= CONFLICT_ATTEMPTS) throw error;
+      current = await client.get<Node>(path);
+    }
+  }
+}
+
+/**
+ * Replaces status.addresses. A JSON merge patch replaces the list whole,
+ * where a strategic merge would merge entries by type and cannot express two
+ * InternalIPs.
+ */
+export async function patchNodeAddresses(client: NodeClient, name: string, addresses: readonly NodeAddress[]): Promise<Node> {
+  return client.request<Node>("PATCH", `${nodePath(name)}/status`, {
+    body: { status: { addresses } },
+    contentType: "application/merge-patch+json",
+  });
+}
+
+/**
+ * Deletes the node; false when it was gone already. Unguarded, as upstream's:
+ * RestClient cannot send a DELETE body (DeleteOptions preconditions) on a
+ * kept-alive connection without corrupting the next request.
+ */
+export async function deleteNode(client: NodeClient, node: Node): Promise<boolean> {
+  try {
+    await client.delete(nodePath(node.metadata?.name ?? ""));
+    return true;
+  } catch (error) {
+    if (error instanceof HttpStatusError && error.status === 404) return false;
+    throw error;
+  }
+}
