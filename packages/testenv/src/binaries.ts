@@ -1,8 +1,8 @@
 /**
- * Where the server binaries come from. For each binary, in order: the path in
- * its environment variable (trusted as is), a binary of the pinned version on
- * PATH, the repository's cache, and last a build from the Go module proxy with
- * the committed wrapper module in `scripts/binaries/<name>/`.
+ * Where the server binaries and the helm CLI come from. For each binary, in
+ * order: the path in its environment variable (trusted as is), a binary of the
+ * pinned version on PATH, the repository's cache, and last a build from the Go
+ * module proxy with the committed wrapper module in `scripts/binaries/<name>/`.
  *
  * The cache key holds the pinned version and a hash of the wrapper's files
  * (go.mod, go.sum, compat/), so changing any builds anew and a second run
@@ -24,7 +24,7 @@ import { BinaryUnavailableError } from "./errors.js";
 
 const run = promisify(execFile);
 
-export type BinaryName = "kcp" | "kube-apiserver" | "etcd";
+export type BinaryName = "kcp" | "kube-apiserver" | "etcd" | "helm";
 
 export interface BinarySpec {
   readonly name: BinaryName;
@@ -46,7 +46,11 @@ export interface BinarySpec {
 export interface PinnedVersions {
   /** The version of the wrapped module, e.g. v0.32.3. */
   readonly version: string;
-  /** k8s.io/kubernetes as required by the wrapped module (known at build time). */
+  /**
+   * The Kubernetes version the wrapped module builds on (known at build time):
+   * its k8s.io/kubernetes requirement, else the one its k8s.io/client-go
+   * belongs to.
+   */
   readonly kubernetes?: string;
 }
 
@@ -61,6 +65,22 @@ function kubeVersionFlags(gitVersion: string, kubernetes: string): string {
       `-X ${pkg}.gitTreeState=clean`,
     ])
     .join(" ");
+}
+
+/**
+ * helm's release builds stamp the Kubernetes version its client-go belongs to
+ * into the defaults of `helm template` (`.Capabilities.KubeVersion`) and of
+ * `helm lint`'s deprecation check; unstamped, both assume Kubernetes 1.20.
+ */
+function helmFlags(pinned: PinnedVersions): string {
+  const flags = [`-X helm.sh/helm/v3/internal/version.version=${pinned.version}`, "-X helm.sh/helm/v3/internal/version.gitTreeState=clean"];
+  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(pinned.kubernetes ?? "") ?? [];
+  if (major !== undefined && minor !== undefined) {
+    for (const pkg of ["helm.sh/helm/v3/pkg/lint/rules", "helm.sh/helm/v3/pkg/chartutil"]) {
+      flags.push(`-X ${pkg}.k8sVersionMajor=${major}`, `-X ${pkg}.k8sVersionMinor=${minor}`);
+    }
+  }
+  return flags.join(" ");
 }
 
 export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
@@ -93,6 +113,16 @@ export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
     // module proxy does not tell it.
     ldflags: () => "",
   },
+  helm: {
+    name: "helm",
+    envVar: "HELM_BIN",
+    module: "helm.sh/helm/v3",
+    mainPackage: "helm.sh/helm/v3/cmd/helm",
+    // `version --short` prints e.g. v3.22.0, or v3.22.0+g<commit> for upstream's releases.
+    versionArgs: ["version", "--short"],
+    matchesVersion: (output, pinned) => new RegExp(`^${escape(pinned.version)}(?:\\+\\S*)?$`, "m").test(output.trim()),
+    ldflags: helmFlags,
+  },
 };
 
 function escape(text: string): string {
@@ -112,6 +142,19 @@ export function requiredVersion(goMod: string, module: string): string | undefin
   // but not the left side of a replace (which is followed by `=>`).
   const line = new RegExp(`^(?:require\\s+|\\s+)${escape(module)}\\s+(v\\S+)(?:\\s*//.*)?$`, "m");
   return line.exec(goMod)?.[1];
+}
+
+/**
+ * The Kubernetes version a module's go.mod builds on: its k8s.io/kubernetes
+ * requirement, else the release that its k8s.io/client-go v0.X.Y belongs to
+ * (v1.X.Y).
+ */
+export function kubernetesVersion(goMod: string): string | undefined {
+  const kubernetes = requiredVersion(goMod, "k8s.io/kubernetes");
+  if (kubernetes !== undefined) return kubernetes;
+  const clientGo = requiredVersion(goMod, "k8s.io/client-go");
+  const match = clientGo === undefined ? null : /^v0\.(\d+\.\d+)$/.exec(clientGo);
+  return match === null ? undefined : `v1.${match[1]}`;
 }
 
 /** Every file of a wrapper directory, relative to it, sorted. */
@@ -255,8 +298,7 @@ async function build(
   log(`building ${spec.name} ${pinned.version} from the Go module proxy (the first build takes several minutes)`);
   await prepareCompatModules(goMod, dir);
   const upstream = await moduleInfo(spec.module, pinned.version);
-  const kubernetes =
-    spec.module === "k8s.io/kubernetes" ? pinned.version : requiredVersion(readFileSync(upstream.GoMod, "utf8"), "k8s.io/kubernetes");
+  const kubernetes = spec.module === "k8s.io/kubernetes" ? pinned.version : kubernetesVersion(readFileSync(upstream.GoMod, "utf8"));
   const stamped = kubernetes === undefined ? pinned : { ...pinned, kubernetes };
   const partial = `${target}.partial-${process.pid}`;
   mkdirSync(join(target, ".."), { recursive: true });

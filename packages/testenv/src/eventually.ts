@@ -8,6 +8,11 @@ import { FatalError, TimeoutError } from "./errors.js";
 /** `[true, value]` when the condition holds, `[false, reason]` while it does not. */
 export type Check<T> = readonly [true, T] | readonly [false, string];
 
+/** A Check from a condition: `value` once `ok`, else `reason`. */
+export function holds<T = undefined>(ok: boolean, reason: string, value?: T): Check<T> {
+  return ok ? [true, value as T] : [false, reason];
+}
+
 export interface EventuallyOptions {
   /** Give up after this long. Default 60 s. */
   readonly timeoutMs?: number;

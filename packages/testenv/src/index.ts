@@ -26,7 +26,7 @@ export {
   type InfraMode,
 } from "./environment.js";
 export { BinaryUnavailableError, FatalError, ServerExitedError, TimeoutError } from "./errors.js";
-export { eventually, type Check, type EventuallyOptions } from "./eventually.js";
+export { eventually, holds, type Check, type EventuallyOptions } from "./eventually.js";
 export { KcpServer, type KcpServerOptions } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";
 export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
