@@ -3,8 +3,10 @@
  * `pnpm demo`: the system on this machine, on real servers. Starts kcp and the
  * infrastructure cluster (kube-apiserver + etcd), creates the provider
  * workspace and a tenant workspace, writes a kubeconfig for each, prints how to
- * use them, and keeps running until Ctrl-C, when it stops everything it
- * started.
+ * use them. It then runs the OTC cloud controller manager against the
+ * infrastructure cluster, playing a workload cluster on the OTC simulator
+ * (otc-workload.ts), and keeps running until Ctrl-C, when it stops everything
+ * it started.
  *
  * State lives in `.cache/demo/` and is made anew on every start.
  */
@@ -12,6 +14,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { RestClient } from "@edgeconnect/kcp-ts";
 import { createWorkspace, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
+import { DEMO_NAMESPACE, DEMO_SERVICE, startOtcWorkload, type OtcWorkload } from "./otc-workload.js";
 
 const PROVIDER_WORKSPACE = "edgeconnect";
 const TENANT_WORKSPACE = "tenant-demo";
@@ -24,8 +27,10 @@ async function main(): Promise<void> {
 
   log("starting kcp and the infrastructure cluster (kube-apiserver + etcd)");
   const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
+  let workload: OtcWorkload | undefined;
   const stop = async (): Promise<void> => {
     log("stopping");
+    await workload?.stop();
     await environment.stop();
     process.exit(0);
   };
@@ -46,7 +51,9 @@ async function main(): Promise<void> {
       });
       log(`workspace ${workspace.path} ready (logical cluster ${workspace.cluster})`);
     }
-    const infraKubeconfig = "kubeconfig" in infra ? infra.kubeconfig : "(not started)";
+    if (!("kubeconfig" in infra)) throw new Error(`the infrastructure cluster did not start: ${infra.skipped}`);
+    const infraKubeconfig = infra.kubeconfig;
+    workload = await startOtcWorkload(RestClient.fromFile(infraKubeconfig), infraKubeconfig, dir, log);
     console.log(`
 The local control plane is running.
 
@@ -60,9 +67,22 @@ Try:
   kubectl --kubeconfig ${kubeconfigs[TENANT_WORKSPACE]} get namespaces
   kubectl --kubeconfig ${infraKubeconfig} get namespaces
 
-Logs: ${kcp.logFile} and ${join(dir, "kube-apiserver")}/
+The OTC cloud controller manager runs against the infrastructure cluster,
+with the OTC simulator (${workload.simulatorUrl}) as its cloud (${workload.cloudConfig}):
+  ${workload.nodes.join("\n  ")}
+  Service ${DEMO_NAMESPACE}/${DEMO_SERVICE}: load balancer ingress ${workload.ingressIp}
+
+Try:
+  kubectl --kubeconfig ${infraKubeconfig} get nodes -L topology.kubernetes.io/zone,node.kubernetes.io/instance-type
+  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} get service ${DEMO_SERVICE}
+  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} describe service ${DEMO_SERVICE}    # the CCM's events
+  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} annotate service ${DEMO_SERVICE} otc.cloud/elb-internal=true
+  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} delete service ${DEMO_SERVICE}
+
+Logs: ${kcp.logFile}, ${join(dir, "kube-apiserver")}/ and ${workload.logFile}
 Press Ctrl-C to stop and clean up.`);
   } catch (err) {
+    await workload?.stop();
     await environment.stop();
     throw err;
   }

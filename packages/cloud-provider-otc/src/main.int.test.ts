@@ -1,0 +1,185 @@
+/**
+ * The built `otc-cloud-controller-manager` as a process, the way a cluster
+ * runs it: flags, a cloud.conf whose [Endpoints] point at the OTC simulator,
+ * project discovery through IAM, leader election on its Lease, probes, a
+ * node initialised, a LoadBalancer Service served and cleaned up, and a clean
+ * exit on SIGTERM that releases the Lease. Credentials never show in its
+ * output.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import type { Credentials } from "@edgeconnect/otc";
+import { startOtcSimulator, type OtcSimulator } from "@edgeconnect/otc-simulator";
+import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { NODES_PATH, servicePath, TAINT_UNINITIALIZED, type Node, type Service } from "./kube/objects.js";
+
+const { state, infra } = connectFromEnv();
+const describeInfra = "skipped" in infra || "skipped" in state.infra ? describe.skip : describe;
+
+const MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
+const CREDENTIALS: Credentials = { accessKey: "CCMPROCESSACCESSKEY1", secretKey: "ccm-process-secret-never-logged" };
+const PROJECT = { id: "7c0c1a2b3c4d5e6f708192a3b4c5d6e7", name: "eu-de" };
+const SUBNET = {
+  vpcSubnetId: "7b1f0000-0000-4000-8000-000000000001",
+  neutronSubnetId: "7b1f0000-0000-4000-8000-000000000002",
+  neutronNetworkId: "7b1f0000-0000-4000-8000-000000000003",
+  cidr: "192.168.20.0/24",
+};
+
+interface Lease extends KubeObject {
+  spec?: { holderIdentity?: string };
+}
+
+describeInfra("otc-cloud-controller-manager process", () => {
+  const kube = infra as RestClient;
+  const run = randomBytes(3).toString("hex");
+  const namespace = `ccm-${run}`;
+  const nodeName = `ccm-${run}-worker`;
+  const dir = mkdtempSync(join(tmpdir(), "ccm-"));
+  let sim: OtcSimulator;
+  let ccm: ChildProcess;
+  let output = "";
+  let exited: Promise<number | null>;
+
+  beforeAll(async () => {
+    sim = await startOtcSimulator({ credentials: [CREDENTIALS], projects: [PROJECT], transitionDelayMs: 20 });
+    sim.addSubnet(SUBNET);
+    sim.addServer({ name: nodeName, flavor: "s3.xlarge.4", az: "eu-de-02", addresses: { vpc: [{ addr: "192.168.20.50", type: "fixed" }] } });
+    await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    await kube.create(NODES_PATH, {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: nodeName },
+      spec: { taints: [{ key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" }] },
+    });
+
+    const cloudConf = join(dir, "cloud.conf");
+    writeFileSync(
+      cloudConf,
+      [
+        "[Global]",
+        `access-key = ${CREDENTIALS.accessKey}`,
+        `secret-key = "${CREDENTIALS.secretKey}"`,
+        "region = eu-de",
+        "[LoadBalancer]",
+        `subnet-id = ${SUBNET.neutronSubnetId}`,
+        `network-id = ${SUBNET.neutronNetworkId}`,
+        `cluster-name = proc-${run}`,
+        "[Endpoints]",
+        ...(["iam", "ecs", "vpc", "elb"] as const).map((service) => `${service} = ${sim.endpoints[service]}`),
+        "",
+      ].join("\n"),
+    );
+    ccm = spawn(
+      process.execPath,
+      [
+        MAIN,
+        "--cloud-provider=otc",
+        `--cloud-config=${cloudConf}`,
+        `--kubeconfig=${(state.infra as { kubeconfig: string }).kubeconfig}`,
+        `--leader-elect-resource-namespace=${namespace}`,
+        "--metrics-bind-address=127.0.0.1:0",
+        "--health-probe-bind-address=127.0.0.1:0",
+        "--node-monitor-period=500ms",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    ccm.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    ccm.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    exited = new Promise((resolve) => ccm.once("exit", (code) => resolve(code)));
+  });
+
+  afterAll(async () => {
+    if (ccm.exitCode === null) ccm.kill("SIGKILL");
+    await kube.delete(`${NODES_PATH}/${nodeName}`).catch(() => undefined);
+    await kube.delete(`/api/v1/namespaces/${namespace}`);
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function logged(message: string): Record<string, unknown> | undefined {
+    for (const line of output.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.msg === message) return entry;
+    }
+    return undefined;
+  }
+
+  it("takes the Lease and becomes ready", async () => {
+    const listening = await eventually(() => {
+      const entry = logged("serving metrics and probes");
+      return holds(entry !== undefined, `not listening yet; output so far:\n${output}`, entry);
+    });
+    await eventually(async () => {
+      const response = await fetch(`http://127.0.0.1:${String(listening?.probes)}/readyz`).catch(() => undefined);
+      return holds(response?.status === 200, `readyz ${response?.status}`);
+    });
+    const lease = await eventually(async () => {
+      const found = await kube.get<Lease>(`/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/cloud-controller-manager`).catch(() => undefined);
+      return holds(found?.spec?.holderIdentity !== undefined && found.spec.holderIdentity !== "", "no holder yet", found);
+    });
+    expect(lease?.spec?.holderIdentity).toMatch(/_[0-9a-f]{16}$/);
+    const metrics = await (await fetch(`http://127.0.0.1:${String(listening?.metrics)}/metrics`)).text();
+    expect(metrics).toMatch(/leader_election_master_status\{name="cloud-controller-manager"\} 1/);
+  });
+
+  it("initialises the node from ECS and removes the uninitialized taint", async () => {
+    const [server] = [...sim.state.servers.values()];
+    const node = await eventually(async () => {
+      const current = await kube.get<Node>(`${NODES_PATH}/${nodeName}`);
+      const tainted = (current.spec?.taints ?? []).some((taint) => taint.key === TAINT_UNINITIALIZED);
+      return holds(!tainted, "still tainted", current);
+    });
+    expect(node?.spec?.providerID).toBe(`otc://${server?.id}`);
+    expect(node?.metadata?.labels).toMatchObject({
+      "node.kubernetes.io/instance-type": "s3.xlarge.4",
+      "topology.kubernetes.io/zone": "eu-de-02",
+      "topology.kubernetes.io/region": "eu-de",
+    });
+    await eventually(async () => {
+      const current = await kube.get<Node>(`${NODES_PATH}/${nodeName}`);
+      const internal = current.status?.addresses?.find((address) => address.type === "InternalIP")?.address;
+      return holds(internal === "192.168.20.50", `addresses ${JSON.stringify(current.status?.addresses)}`);
+    });
+  });
+
+  it("serves a LoadBalancer Service and cleans up after it", async () => {
+    await kube.create(`/api/v1/namespaces/${namespace}/services`, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web" },
+      spec: { type: "LoadBalancer", selector: { app: "web" }, ports: [{ protocol: "TCP", port: 80 }] },
+    });
+    const ip = await eventually(async () => {
+      const service = await kube.get<Service>(servicePath(namespace, "web"));
+      const address = service.status?.loadBalancer?.ingress?.[0]?.ip;
+      return holds(address !== undefined, "no ingress yet", address);
+    });
+    expect([...sim.state.eips.values()].map((eip) => eip.publicIpAddress)).toContain(ip);
+    expect([...sim.state.loadbalancers.values()].map((lb) => lb.name)).toContain(`kube_proc-${run}_${namespace}_web`);
+
+    await kube.delete(servicePath(namespace, "web"));
+    await eventually(async () => {
+      const gone = await kube.get(servicePath(namespace, "web")).then(
+        () => false,
+        () => true,
+      );
+      return holds(gone && sim.state.loadbalancers.size === 0 && sim.state.eips.size === 0, "LB or EIP still there");
+    });
+  });
+
+  it("exits cleanly on SIGTERM, releases the Lease, and never printed the secret key", async () => {
+    ccm.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    const lease = await kube.get<Lease>(`/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/cloud-controller-manager`);
+    expect(lease.spec?.holderIdentity ?? "").toBe("");
+    expect(output).not.toContain(CREDENTIALS.secretKey);
+  });
+});
