@@ -5,52 +5,56 @@
  * node initialised, a LoadBalancer Service served and cleaned up, and a clean
  * exit on SIGTERM that releases the Lease. Credentials never show in its
  * output.
+ *
+ * The process watches every Node and Service of its cluster, as a CCM does,
+ * so it gets a kube-apiserver of its own: on the shared one it would act on
+ * the objects of suites running in parallel.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import type { Credentials } from "@edgeconnect/otc";
-import { startOtcSimulator, type OtcSimulator } from "@edgeconnect/otc-simulator";
-import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
+import type { OtcSimulator } from "@edgeconnect/otc-simulator";
+import { connectFromEnv, eventually, holds, KubeApiServer, Reaper, resolveBinary } from "@edgeconnect/testenv";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CREDENTIALS, startSimulatedCloud, SUBNET, type SimulatedCloud } from "./testing/simulated-cloud.fixture.js";
 import { NODES_PATH, servicePath, TAINT_UNINITIALIZED, type Node, type Service } from "./kube/objects.js";
 
-const { state, infra } = connectFromEnv();
-const describeInfra = "skipped" in infra || "skipped" in state.infra ? describe.skip : describe;
+const { state } = connectFromEnv();
+// Only where the environment runs a local kube-apiserver (not kind, not skipped) is there a binary to start another.
+const describeInfra = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra) ? describe : describe.skip;
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
-const CREDENTIALS: Credentials = { accessKey: "CCMPROCESSACCESSKEY1", secretKey: "ccm-process-secret-never-logged" };
-const PROJECT = { id: "7c0c1a2b3c4d5e6f708192a3b4c5d6e7", name: "eu-de" };
-const SUBNET = {
-  vpcSubnetId: "7b1f0000-0000-4000-8000-000000000001",
-  neutronSubnetId: "7b1f0000-0000-4000-8000-000000000002",
-  neutronNetworkId: "7b1f0000-0000-4000-8000-000000000003",
-  cidr: "192.168.20.0/24",
-};
 
 interface Lease extends KubeObject {
   spec?: { holderIdentity?: string };
 }
 
 describeInfra("otc-cloud-controller-manager process", () => {
-  const kube = infra as RestClient;
+  let reaper: Reaper;
+  let cluster: KubeApiServer;
+  let kube: RestClient;
   const run = randomBytes(3).toString("hex");
   const namespace = `ccm-${run}`;
   const nodeName = `ccm-${run}-worker`;
   const dir = mkdtempSync(join(tmpdir(), "ccm-"));
+  let cloud: SimulatedCloud;
   let sim: OtcSimulator;
   let ccm: ChildProcess;
   let output = "";
   let exited: Promise<number | null>;
 
   beforeAll(async () => {
-    sim = await startOtcSimulator({ credentials: [CREDENTIALS], projects: [PROJECT], transitionDelayMs: 20 });
-    sim.addSubnet(SUBNET);
-    sim.addServer({ name: nodeName, flavor: "s3.xlarge.4", az: "eu-de-02", addresses: { vpc: [{ addr: "192.168.20.50", type: "fixed" }] } });
+    reaper = Reaper.start();
+    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
+    cluster = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
+    kube = cluster.adminClient();
+    cloud = await startSimulatedCloud({ transitionDelayMs: 20 });
+    sim = cloud.sim;
+    sim.addServer({ name: nodeName, flavor: "s3.xlarge.4", az: "eu-de-02", addresses: { vpc: [{ addr: "192.168.0.50", type: "fixed" }] } });
     await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
     await kube.create(NODES_PATH, {
       apiVersion: "v1",
@@ -82,7 +86,7 @@ describeInfra("otc-cloud-controller-manager process", () => {
         MAIN,
         "--cloud-provider=otc",
         `--cloud-config=${cloudConf}`,
-        `--kubeconfig=${(state.infra as { kubeconfig: string }).kubeconfig}`,
+        `--kubeconfig=${cluster.kubeconfigPath}`,
         `--leader-elect-resource-namespace=${namespace}`,
         "--metrics-bind-address=127.0.0.1:0",
         "--health-probe-bind-address=127.0.0.1:0",
@@ -96,10 +100,11 @@ describeInfra("otc-cloud-controller-manager process", () => {
   });
 
   afterAll(async () => {
-    if (ccm.exitCode === null) ccm.kill("SIGKILL");
-    await kube.delete(`${NODES_PATH}/${nodeName}`).catch(() => undefined);
-    await kube.delete(`/api/v1/namespaces/${namespace}`);
-    await sim?.close();
+    if (ccm?.exitCode === null) ccm.kill("SIGKILL");
+    kube?.close();
+    await cluster?.stop();
+    await reaper?.close();
+    await cloud?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -146,7 +151,7 @@ describeInfra("otc-cloud-controller-manager process", () => {
     await eventually(async () => {
       const current = await kube.get<Node>(`${NODES_PATH}/${nodeName}`);
       const internal = current.status?.addresses?.find((address) => address.type === "InternalIP")?.address;
-      return holds(internal === "192.168.20.50", `addresses ${JSON.stringify(current.status?.addresses)}`);
+      return holds(internal === "192.168.0.50", `addresses ${JSON.stringify(current.status?.addresses)}`);
     });
   });
 

@@ -1,11 +1,12 @@
 /**
  * @edgeconnect/testenv: real kcp, kube-apiserver and etcd processes for tests
  * and the local demo, plus the fixtures to use them (workspaces, bindings,
- * manifests, polling with reasons).
+ * manifests, polling with reasons), and the helm CLI the chart tests render
+ * with.
  *
  * Servers run on free loopback ports in temporary directories, each in its own
  * process group; a reaper process removes them if the owner dies. Binaries come
- * from KCP_BIN / KUBE_APISERVER_BIN / ETCD_BIN, PATH, the repository cache, or
+ * from KCP_BIN / KUBE_APISERVER_BIN / ETCD_BIN / HELM_BIN, PATH, the repository cache, or
  * a build from the Go module proxy (see `binaries.ts`).
  *
  * @module

@@ -3,7 +3,7 @@ import { OtcApiError } from "@edgeconnect/otc";
 import type { Node } from "../kube/objects.js";
 import { AmbiguousInstanceError, OtcInstances } from "./instances.js";
 import { InvalidProviderIdError } from "./provider-id.js";
-import { PROJECT, REGION, startSimulatedCloud, type SimulatedCloud } from "./simulated-cloud.fixture.js";
+import { PROJECT, REGION, startSimulatedCloud, type SimulatedCloud } from "../testing/simulated-cloud.fixture.js";
 
 const WORKER = "0a6f1c52-9d7e-4c1b-8a43-5e2f7d9b0c11";
 const STOPPED = "1b7a2d63-0e8f-4d2c-9b54-6f3a8e0c1d22";

@@ -13,7 +13,7 @@ import { EventRecorder, Reflector, Store, type EventHandlers } from "@edgeconnec
 import { connectFromEnv, eventually } from "@edgeconnect/testenv";
 import { randomBytes, randomUUID } from "node:crypto";
 import { OtcInstances } from "../instances/instances.js";
-import { PROJECT, REGION, startSimulatedCloud, type SimulatedCloud } from "../instances/simulated-cloud.fixture.js";
+import { PROJECT, REGION, startSimulatedCloud, type SimulatedCloud } from "../testing/simulated-cloud.fixture.js";
 import { NODES_PATH, nodePath, TAINT_SHUTDOWN, TAINT_UNINITIALIZED, type Node, type NodeCondition } from "../kube/objects.js";
 import { cloudNodeController } from "./cloud-node-controller.js";
 import { cloudNodeLifecycleController } from "./cloud-node-lifecycle-controller.js";

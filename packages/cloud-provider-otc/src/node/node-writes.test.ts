@@ -60,18 +60,21 @@ describe("updateNode", () => {
 });
 
 describe("deleteNode", () => {
-  it("deletes the node by name", async () => {
+  it("deletes the node by name, only if it is still the node that was judged (its UID)", async () => {
     const { client, calls } = fakeClient({ DELETE: [() => ""] });
     expect(await deleteNode(client, { metadata: { name: "n", uid: "u-1" } })).toBe(true);
-    expect(calls).toEqual([{ method: "DELETE", path: "/api/v1/nodes/n", body: undefined }]);
+    expect(calls).toEqual([
+      { method: "DELETE", path: "/api/v1/nodes/n", body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: "u-1" } } },
+    ]);
   });
 
-  it("is done when the node is gone, and throws otherwise", async () => {
+  it("is done when the node is gone or replaced, and throws otherwise", async () => {
     const fail = (status: number) => (): never => {
       throw new HttpStatusError("DELETE", "/api/v1/nodes/n", status, "");
     };
-    const { client } = fakeClient({ DELETE: [fail(404), fail(500)] });
-    expect(await deleteNode(client, { metadata: { name: "n" } })).toBe(false);
-    await expect(deleteNode(client, { metadata: { name: "n" } })).rejects.toMatchObject({ status: 500 });
+    const { client } = fakeClient({ DELETE: [fail(404), fail(409), fail(500)] });
+    expect(await deleteNode(client, { metadata: { name: "n", uid: "u-1" } })).toBe(false);
+    expect(await deleteNode(client, { metadata: { name: "n", uid: "u-1" } })).toBe(false);
+    await expect(deleteNode(client, { metadata: { name: "n", uid: "u-1" } })).rejects.toMatchObject({ status: 500 });
   });
 });

@@ -44,16 +44,19 @@ export async function patchNodeAddresses(client: NodeClient, name: string, addre
 }
 
 /**
- * Deletes the node; false when it was gone already. Unguarded, as upstream's:
- * RestClient cannot send a DELETE body (DeleteOptions preconditions) on a
- * kept-alive connection without corrupting the next request.
+ * Deletes the node; false when it was gone already or is another node by now.
+ * The UID precondition keeps a node that re-registered under the same name
+ * (a replaced machine) from being deleted for its predecessor's instance.
  */
 export async function deleteNode(client: NodeClient, node: Node): Promise<boolean> {
+  const uid = node.metadata?.uid;
   try {
-    await client.delete(nodePath(node.metadata?.name ?? ""));
+    await client.delete(nodePath(node.metadata?.name ?? ""), {
+      ...(uid === undefined ? {} : { body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid } } }),
+    });
     return true;
   } catch (error) {
-    if (error instanceof HttpStatusError && error.status === 404) return false;
+    if (error instanceof HttpStatusError && (error.status === 404 || error.status === 409)) return false;
     throw error;
   }
 }

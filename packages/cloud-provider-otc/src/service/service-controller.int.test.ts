@@ -11,12 +11,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { createPublicIp, createLoadBalancerV2, OtcClient, type Credentials } from "@edgeconnect/otc";
-import { startOtcSimulator, type OtcSimulator } from "@edgeconnect/otc-simulator";
+import { createPublicIp, createLoadBalancerV2, type OtcClient } from "@edgeconnect/otc";
+import type { OtcSimulator } from "@edgeconnect/otc-simulator";
 import { EventRecorder, Reflector, Store } from "@edgeconnect/runtime";
 import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import type { LoadBalancerConfig } from "../config/cloud-config.js";
+import { PROJECT, startSimulatedCloud, SUBNET, type SimulatedCloud } from "../testing/simulated-cloud.fixture.js";
 import { FINALIZER_LOAD_BALANCER_CLEANUP, NODES_PATH, servicePath, type Node, type Service } from "../kube/objects.js";
 import { DedicatedLoadBalancerDriver } from "./elb/dedicated-driver.js";
 import { SharedLoadBalancerDriver } from "./elb/shared-driver.js";
@@ -25,14 +26,6 @@ import { serviceController } from "./service-controller.js";
 const { infra } = connectFromEnv();
 const describeInfra = "skipped" in infra ? describe.skip : describe;
 
-const CREDENTIALS: Credentials = { accessKey: "SERVICECONTROLLERAK01", secretKey: "service-controller-secret" };
-const PROJECT = { id: "5e0c1a2b3c4d5e6f708192a3b4c5d6e7", name: "eu-de" };
-const SUBNET = {
-  vpcSubnetId: "6a1f0000-0000-4000-8000-000000000001",
-  neutronSubnetId: "6a1f0000-0000-4000-8000-000000000002",
-  neutronNetworkId: "6a1f0000-0000-4000-8000-000000000003",
-  cidr: "192.168.10.0/24",
-};
 const CLUSTER = "it";
 
 interface CoreEvent extends KubeObject {
@@ -47,6 +40,7 @@ describeInfra("service controller on a real API server and the OTC simulator", (
   const namespace = `lb-${run}`;
   const nodeLabel = `edgeconnect.eu/it-run`;
   const config: LoadBalancerConfig = { subnetId: SUBNET.neutronSubnetId, networkId: SUBNET.neutronNetworkId, bandwidthMbit: 50, availabilityZones: ["eu-de-01"] };
+  let cloud: SimulatedCloud;
   let sim: OtcSimulator;
   let otc: OtcClient;
   const stop = new AbortController();
@@ -54,11 +48,10 @@ describeInfra("service controller on a real API server and the OTC simulator", (
   let reflectors: Reflector<KubeObject>[] = [];
 
   beforeAll(async () => {
-    sim = await startOtcSimulator({ credentials: [CREDENTIALS], projects: [PROJECT], transitionDelayMs: 20 });
-    sim.addSubnet(SUBNET);
-    otc = new OtcClient({ credentials: CREDENTIALS, region: "eu-de", projectId: PROJECT.id, endpoints: sim.endpoints, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+    cloud = await startSimulatedCloud({ transitionDelayMs: 20, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+    ({ sim, client: otc } = cloud);
     await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
-    for (const [suffix, address] of [["a", "192.168.10.101"], ["b", "192.168.10.102"]] as const) await createNode(suffix, address);
+    for (const [suffix, address] of [["a", "192.168.0.101"], ["b", "192.168.0.102"]] as const) await createNode(suffix, address);
 
     const services = new Store<Service>();
     const nodes = new Store<Node>();
@@ -86,13 +79,19 @@ describeInfra("service controller on a real API server and the OTC simulator", (
   });
 
   afterAll(async () => {
+    // While the controller still runs, so that it can release the cleanup finalizers.
+    const services = `/api/v1/namespaces/${namespace}/services`;
+    await kube.request("DELETE", services);
+    await eventually(async () => {
+      const left = (await kube.list<Service>(services)).items.length;
+      return holds(left === 0, `${left} Services left`);
+    });
     stop.abort();
     await running;
     await Promise.all(reflectors.map((reflector) => reflector.stop()));
     await kube.request("DELETE", NODES_PATH, { query: { labelSelector: `${nodeLabel}=${run}` } });
     await kube.delete(`/api/v1/namespaces/${namespace}`);
-    otc?.close();
-    await sim?.close();
+    await cloud?.close();
   });
 
   async function createNode(suffix: string, address: string): Promise<string> {
@@ -177,7 +176,7 @@ describeInfra("service controller on a real API server and the OTC simulator", (
     expect(topology("web")).toEqual({
       api: "v2",
       listeners: ["TCP:80", "UDP:53"],
-      members: [`192.168.10.101:${dns?.nodePort}`, `192.168.10.101:${http?.nodePort}`, `192.168.10.102:${dns?.nodePort}`, `192.168.10.102:${http?.nodePort}`].sort(),
+      members: [`192.168.0.101:${dns?.nodePort}`, `192.168.0.101:${http?.nodePort}`, `192.168.0.102:${dns?.nodePort}`, `192.168.0.102:${http?.nodePort}`].sort(),
       monitors: ["TCP", "UDP_CONNECT"],
     });
     await eventually(async () => holds((await reasons("web")).includes("EnsuredLoadBalancer"), "no EnsuredLoadBalancer event"), { description: "events" });
@@ -188,7 +187,7 @@ describeInfra("service controller on a real API server and the OTC simulator", (
       ...current,
       spec: { ...current.spec, ports: [{ name: "http", protocol: "TCP", port: 80, nodePort: http?.nodePort }, { name: "https", protocol: "TCP", port: 443 }] },
     });
-    const third = await createNode("c", "192.168.10.103");
+    const third = await createNode("c", "192.168.0.103");
     await eventually(
       async () => {
         const now = topology("web");

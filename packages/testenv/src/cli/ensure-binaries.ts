@@ -1,7 +1,7 @@
 /**
- * `pnpm binaries [name...]`: makes sure kcp, kube-apiserver and etcd are
- * available (given, on PATH, cached or built) and prints where each came from
- * and how long it took.
+ * `pnpm binaries [name...]`: makes sure kcp, kube-apiserver, etcd and helm
+ * are available (given, on PATH, cached or built) and prints where each came
+ * from and how long it took.
  */
 import { BINARIES, resolveBinary, type BinaryName } from "../binaries.js";
 

@@ -2,7 +2,8 @@ import { createPublicIp } from "@edgeconnect/otc";
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { DedicatedLoadBalancerDriver } from "./dedicated-driver.js";
 import { EipPlanChangeError } from "./errors.js";
-import { counts, desired, port, startHarness, SUBNET, UID, theLoadBalancer, type Harness } from "./elb-test.fixture.js";
+import { SUBNET } from "../../testing/simulated-cloud.fixture.js";
+import { counts, desired, port, startHarness, UID, theLoadBalancer, type Harness } from "./elb-test.fixture.js";
 
 describe("DedicatedLoadBalancerDriver", () => {
   let h: Harness;

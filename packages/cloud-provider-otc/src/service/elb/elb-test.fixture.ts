@@ -3,8 +3,9 @@
  * clock with short transitions, a client that retries quickly, the driver
  * of either class, and a Service's desired LB to vary per test.
  */
-import { OtcClient } from "@edgeconnect/otc";
-import { startOtcSimulator, type LoadBalancer, type OtcSimulator, type RequestLogEntry } from "@edgeconnect/otc-simulator";
+import type { OtcClient } from "@edgeconnect/otc";
+import type { LoadBalancer, OtcSimulator, RequestLogEntry } from "@edgeconnect/otc-simulator";
+import { PROJECT, startSimulatedCloud, SUBNET } from "../../testing/simulated-cloud.fixture.js";
 import type { ElbClass } from "../load-balancer-intent.js";
 import { ownershipDescription } from "../load-balancer-intent.js";
 import type { DesiredLoadBalancer, HealthMonitorSpec, PortSpec } from "../load-balancer.js";
@@ -12,14 +13,6 @@ import { DedicatedLoadBalancerDriver } from "./dedicated-driver.js";
 import type { ElbDriver } from "./elb-driver.js";
 import { SharedLoadBalancerDriver } from "./shared-driver.js";
 
-export const PROJECT = { id: "0123456789abcdef0123456789abcdef", name: "eu-de_test" };
-const CREDENTIALS = { accessKey: "TESTACCESSKEY0000001", secretKey: "test-secret-key-do-not-echo" };
-export const SUBNET = {
-  vpcSubnetId: "11111111-1111-4111-8111-111111111111",
-  neutronSubnetId: "22222222-2222-4222-8222-222222222222",
-  neutronNetworkId: "33333333-3333-4333-8333-333333333333",
-  cidr: "192.168.0.0/24",
-};
 export const UID = "5f3c1a2b-0d4e-4f60-8a7b-9c0d1e2f3a4b";
 /** The client's attempts per request, so tests can exhaust them. */
 export const ATTEMPTS = 3;
@@ -37,15 +30,7 @@ export interface Harness {
 }
 
 export async function startHarness(elbClass: ElbClass): Promise<Harness> {
-  const sim = await startOtcSimulator({ credentials: [CREDENTIALS], projects: [PROJECT], transitionDelayMs: 10 });
-  sim.addSubnet(SUBNET);
-  const client = new OtcClient({
-    credentials: CREDENTIALS,
-    region: "eu-de",
-    projectId: PROJECT.id,
-    endpoints: sim.endpoints,
-    retry: { attempts: ATTEMPTS, baseDelayMs: 1, maxDelayMs: 5 },
-  });
+  const { sim, client, close } = await startSimulatedCloud({ transitionDelayMs: 10, retry: { attempts: ATTEMPTS, baseDelayMs: 1, maxDelayMs: 5 } });
   const driverWith = (pollTimeoutMs: number): ElbDriver =>
     elbClass === "shared"
       ? new SharedLoadBalancerDriver(client, { pollIntervalMs: 2, pollTimeoutMs })
@@ -57,10 +42,7 @@ export async function startHarness(elbClass: ElbClass): Promise<Harness> {
     impatient: driverWith(50),
     mark: () => sim.faults.requests.length,
     mutationsSince: (mark) => sim.faults.requests.slice(mark).filter((request) => request.method !== "GET"),
-    close: async () => {
-      client.close();
-      await sim.close();
-    },
+    close,
   };
 }
 
