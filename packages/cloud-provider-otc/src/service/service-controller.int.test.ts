@@ -16,6 +16,7 @@ import type { OtcSimulator } from "@edgeconnect/otc-simulator";
 import { EventRecorder, Reflector, Store } from "@edgeconnect/runtime";
 import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { LoadBalancerConfig } from "../config/cloud-config.js";
 import { PROJECT, startSimulatedCloud, SUBNET, type SimulatedCloud } from "../testing/simulated-cloud.fixture.js";
 import { FINALIZER_LOAD_BALANCER_CLEANUP, NODES_PATH, servicePath, type Node, type Service } from "../kube/objects.js";
@@ -46,6 +47,7 @@ describeInfra("service controller on a real API server and the OTC simulator", (
   const stop = new AbortController();
   let running: Promise<unknown>;
   let reflectors: Reflector<KubeObject>[] = [];
+  const writes: string[] = [];
 
   beforeAll(async () => {
     cloud = await startSimulatedCloud({ transitionDelayMs: 20, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
@@ -56,8 +58,19 @@ describeInfra("service controller on a real API server and the OTC simulator", (
     const services = new Store<Service>();
     const nodes = new Store<Node>();
     const recorder = new EventRecorder({ client: kube, component: "cloud-controller-manager" });
+    // Records the controller's writes, which a no-op PATCH would not show in resourceVersions.
+    const client: Pick<RestClient, "request" | "apply"> = {
+      request: (method, path, options) => {
+        if (method !== "GET") writes.push(`${method} ${path}`);
+        return kube.request(method, path, options);
+      },
+      apply: (path, body, fieldManager) => {
+        writes.push(`APPLY ${path}`);
+        return kube.apply(path, body, fieldManager);
+      },
+    };
     const parts = serviceController({
-      client: kube,
+      client,
       services,
       nodes,
       drivers: {
@@ -204,6 +217,38 @@ describeInfra("service controller on a real API server and the OTC simulator", (
     expect(lbsNamed("web")).toHaveLength(0);
     expect(eipsOwnedBy(uid)).toHaveLength(0);
     expect([...sim.state.listeners.values(), ...sim.state.pools.values()].filter((object) => !sim.state.loadbalancers.has(object.loadbalancerId))).toHaveLength(0);
+  });
+
+  it("resyncs against OTC without writing to the Service or OTC when both are in step, and repairs drift", async () => {
+    await createService("steady", { ports: [{ protocol: "TCP", port: 80 }] });
+    await eventually(async () => holds((await ingressOf("steady")) !== undefined, "no ingress yet"), { description: "steady has an ingress" });
+    const settled = await eventually(
+      async () => {
+        const before = await getService("steady");
+        await sleep(300);
+        const after = await getService("steady");
+        return holds(before.metadata?.resourceVersion === after.metadata?.resourceVersion, "still changing", after);
+      },
+      { description: "steady settled" },
+    );
+    const mark = sim.faults.requests.length;
+    const written = writes.length;
+    // Two resync periods of the controller under test.
+    await sleep(4_500);
+    const requests = sim.faults.requests.slice(mark);
+    expect(requests.filter((request) => request.method === "GET").length).toBeGreaterThan(0);
+    expect(requests.filter((request) => request.method !== "GET")).toEqual([]);
+    expect(writes.slice(written)).toEqual([]);
+    expect((await getService("steady")).metadata?.resourceVersion).toBe(settled.metadata?.resourceVersion);
+
+    const [lb] = lbsNamed("steady");
+    const member = [...sim.state.members.values()].find((candidate) => sim.state.pools.get(candidate.poolId)?.loadbalancerId === lb?.id);
+    sim.state.members.delete(member?.id ?? "");
+    const pool = sim.state.pools.get(member?.poolId ?? "");
+    pool?.memberIds.splice(pool.memberIds.indexOf(member?.id ?? ""), 1);
+    await eventually(async () => holds(topology("steady")?.members.length === 2, `topology ${JSON.stringify(topology("steady"))}`), {
+      description: "member lost in OTC restored by the resync",
+    });
   });
 
   it("creates a dedicated ELB for otc.cloud/elb-class: dedicated and deletes it with its EIP", async () => {
