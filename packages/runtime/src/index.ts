@@ -59,7 +59,7 @@ export {
 
 export { conditionTime, findCondition, isConditionTrue, setCondition, type Condition, type ConditionStatus, type ConditionUpdate } from "./reconcile/conditions.js";
 export { Controller, type ControllerMetrics, type ControllerOptions, type Logger as ControllerLogger } from "./reconcile/controller.js";
-export { enqueueMapped, enqueueObject, requestFor, type EventHandlers, type RequestSink } from "./reconcile/handlers.js";
+export { combineHandlers, enqueueMapped, enqueueObject, requestFor, type EventHandlers, type RequestSink } from "./reconcile/handlers.js";
 export { reconcilerFn, TerminalError, type ReconcileContext, type Reconciler, type Result } from "./reconcile/reconciler.js";
 export { describeRequest, requestFromKey, requestKey, tenantOf, type Request } from "./reconcile/request.js";
 export { applyStatus, ensureFinalizer, hasFinalizer, removeFinalizer, type WriteClient } from "./reconcile/writes.js";

@@ -7,9 +7,10 @@
  *
  * Owns wiring only; each controller owns its logic.
  */
-import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import type { RestClient } from "@edgeconnect/kcp-ts";
 import type { OtcClient } from "@edgeconnect/otc";
 import {
+  combineHandlers,
   EventRecorder,
   LeaderElector,
   LeaseLock,
@@ -107,7 +108,7 @@ export async function runControllerManager(options: ControllerManagerOptions, si
     nodeHandlers.push(part.nodeHandlers);
     sources.services = new Reflector<Service>({ client: kube, path: SERVICES_PATH, store: services, handlers: part.serviceHandlers, logger });
   }
-  sources.nodes = new Reflector<Node>({ client: kube, path: NODES_PATH, store: nodes, handlers: fanOut(nodeHandlers), logger });
+  sources.nodes = new Reflector<Node>({ client: kube, path: NODES_PATH, store: nodes, handlers: combineHandlers(...nodeHandlers), logger });
 
   try {
     await runManager(
@@ -141,12 +142,4 @@ export async function runControllerManager(options: ControllerManagerOptions, si
   } finally {
     await recorder.flush();
   }
-}
-
-function fanOut<T extends KubeObject>(handlers: readonly EventHandlers<T>[]): EventHandlers<T> {
-  return {
-    added: (obj) => handlers.forEach((h) => h.added?.(obj)),
-    updated: (old, current) => handlers.forEach((h) => h.updated?.(old, current)),
-    deleted: (obj) => handlers.forEach((h) => h.deleted?.(obj)),
-  };
 }

@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
-import { EventRecorder, Reflector, Store, type EventHandlers } from "@edgeconnect/runtime";
-import { connectFromEnv, eventually } from "@edgeconnect/testenv";
+import { combineHandlers, EventRecorder, Reflector, Store } from "@edgeconnect/runtime";
+import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
 import { randomBytes, randomUUID } from "node:crypto";
 import { OtcInstances } from "../instances/instances.js";
 import { PROJECT, REGION, startSimulatedCloud, type SimulatedCloud } from "../testing/simulated-cloud.fixture.js";
@@ -62,7 +62,7 @@ describeInfra("cloud node controllers on a real API server", () => {
       path: NODES_PATH,
       store: nodes,
       labelSelector: `${label}=${run}`,
-      handlers: fanOut(node.handlers, lifecycle.handlers),
+      handlers: combineHandlers(node.handlers, lifecycle.handlers),
     });
     void reflector.start();
     await reflector.synced;
@@ -104,6 +104,14 @@ describeInfra("cloud node controllers on a real API server", () => {
   }
 
   const getNode = (name: string): Promise<Node> => client.get<Node>(nodePath(name));
+  const waitGone = (name: string): Promise<undefined> =>
+    eventually(async () => {
+      const gone = await getNode(name).then(
+        () => false,
+        (error: unknown) => error instanceof HttpStatusError && error.status === 404,
+      );
+      return holds(gone, "node still there");
+    }, WAIT);
   const taintKeys = (node: Node): string[] => (node.spec?.taints ?? []).map((taint) => taint.key);
 
   async function eventsOf(name: string): Promise<KubeEvent[]> {
@@ -203,13 +211,7 @@ describeInfra("cloud node controllers on a real API server", () => {
     expect((await getNode(name)).metadata?.name).toBe(name);
 
     cloud.sim.state.servers.delete(serverId);
-    await eventually(async () => {
-      const gone = await getNode(name).then(
-        () => false,
-        (error: unknown) => error instanceof HttpStatusError && error.status === 404,
-      );
-      return gone ? [true, undefined] : [false, "node still there"];
-    }, WAIT);
+    await waitGone(name);
     expect((await eventsOf(name)).map((event) => event.reason)).toContain("DeletingNode");
   });
 
@@ -227,23 +229,9 @@ describeInfra("cloud node controllers on a real API server", () => {
 
     // The same node goes once ECS answers again: the check above could have failed.
     cloud.sim.faults.clear();
-    await eventually(async () => {
-      const gone = await getNode(name).then(
-        () => false,
-        (error: unknown) => error instanceof HttpStatusError && error.status === 404,
-      );
-      return gone ? [true, undefined] : [false, "node still there"];
-    }, WAIT);
+    await waitGone(name);
   });
 });
-
-function fanOut(...handlers: EventHandlers<Node>[]): EventHandlers<Node> {
-  return {
-    added: (node) => handlers.forEach((h) => h.added?.(node)),
-    updated: (old, current) => handlers.forEach((h) => h.updated?.(old, current)),
-    deleted: (node) => handlers.forEach((h) => h.deleted?.(node)),
-  };
-}
 
 function readyCondition(status: NodeCondition["status"]): object {
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { enqueueMapped, enqueueObject, requestFor } from "./handlers.js";
+import { combineHandlers, enqueueMapped, enqueueObject, requestFor } from "./handlers.js";
 import type { Request } from "./request.js";
 
 function sink(): { enqueue(r: Request): void; requests: Request[] } {
@@ -67,5 +67,19 @@ describe("enqueueMapped", () => {
     const handlers = enqueueMapped(s, owner);
     handlers.updated?.(widget({ labels: { owner: "old" } }), widget({ labels: { owner: "new" } }));
     expect(s.requests.map((r) => r.name)).toEqual(["old", "new"]);
+  });
+});
+
+describe("combineHandlers", () => {
+  it("passes every event to each handler set in order, skipping what a set does not handle", () => {
+    const seen: string[] = [];
+    const combined = combineHandlers<KubeObject>(
+      { added: (obj) => seen.push(`a:added:${obj.metadata?.name}`), deleted: (obj) => seen.push(`a:deleted:${obj.metadata?.name}`) },
+      { added: (obj) => seen.push(`b:added:${obj.metadata?.name}`), updated: (_old, obj) => seen.push(`b:updated:${obj.metadata?.name}`) },
+    );
+    combined.added?.(widget());
+    combined.updated?.(widget(), widget());
+    combined.deleted?.(widget());
+    expect(seen).toEqual(["a:added:w", "b:added:w", "b:updated:w", "a:deleted:w"]);
   });
 });

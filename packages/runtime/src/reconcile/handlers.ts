@@ -63,6 +63,15 @@ export function enqueueMapped<T extends KubeObject>(sink: RequestSink, map: (obj
   };
 }
 
+/** One set of handlers that calls each of `handlers` in turn: several controllers fed by one reflector. */
+export function combineHandlers<T extends KubeObject>(...handlers: readonly EventHandlers<T>[]): EventHandlers<T> {
+  return {
+    added: (obj) => handlers.forEach((h) => h.added?.(obj)),
+    updated: (old, current) => handlers.forEach((h) => h.updated?.(old, current)),
+    deleted: (obj) => handlers.forEach((h) => h.deleted?.(obj)),
+  };
+}
+
 function changedBeyondStatus(old: KubeObject, current: KubeObject): boolean {
   const a = old.metadata ?? {};
   const b = current.metadata ?? {};
