@@ -82,8 +82,8 @@ const DEFAULT_ARGS = [
   "--leader-elect=true",
   "--leader-elect-resource-namespace=kube-system",
   "--leader-elect-resource-name=cloud-controller-manager",
-  "--metrics-bind-address=:8080",
-  "--health-probe-bind-address=:8081",
+  "--metrics-bind-address=:10258",
+  "--health-probe-bind-address=:10268",
 ];
 
 interface Container {
@@ -308,8 +308,8 @@ describe("CCM chart: workload", () => {
     expect(ccm.image).toBe("ghcr.io/edgeconnect/otc-cloud-controller-manager:0.1.0");
     expect(ccm.args).toEqual(DEFAULT_ARGS);
     expect(ccm.ports.map((port) => [port.name, port.containerPort])).toEqual([
-      ["metrics", 8080],
-      ["healthz", 8081],
+      ["metrics", 10258],
+      ["healthz", 10268],
     ]);
     expect(ccm.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "healthz" });
     expect(ccm.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "healthz" });
@@ -608,7 +608,7 @@ describeInfra(`CCM chart against the infrastructure cluster (${state.infra.mode}
     const admitted = pod.spec as PodSpec & { priority?: number; containers: Container[] };
     // The Priority admission plugin resolved the class, and defaulting gave hostNetwork pods their host ports.
     expect(admitted.priority).toBe(2_000_000_000);
-    expect(admitted.containers[0]?.ports.map((port) => port.hostPort)).toEqual([8080, 8081]);
+    expect(admitted.containers[0]?.ports.map((port) => port.hostPort)).toEqual([10258, 10268]);
   });
 
   it("rejects a broken rendering, so the dry-runs above prove something", async () => {
