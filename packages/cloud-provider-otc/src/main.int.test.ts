@@ -16,6 +16,7 @@ import type { OtcSimulator } from "@edgeconnect/otc-simulator";
 import { connectFromEnv, eventually, holds, KubeApiServer, Reaper, resolveBinary } from "@edgeconnect/testenv";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -25,7 +26,9 @@ import { NODES_PATH, servicePath, TAINT_UNINITIALIZED, type Node, type Service }
 
 const { state } = connectFromEnv();
 // Only where the environment runs a local kube-apiserver (not kind, not skipped) is there a binary to start another.
-const describeInfra = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra) ? describe : describe.skip;
+const ownCluster = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra);
+const describeInfra = ownCluster ? describe : describe.skip;
+if (!ownCluster) console.warn("otc-cloud-controller-manager process tests skipped: they start a kube-apiserver of their own, which needs the local one's binaries");
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "main.js");
 
@@ -43,9 +46,63 @@ describeInfra("otc-cloud-controller-manager process", () => {
   const dir = mkdtempSync(join(tmpdir(), "ccm-"));
   let cloud: SimulatedCloud;
   let sim: OtcSimulator;
-  let ccm: ChildProcess;
-  let output = "";
-  let exited: Promise<number | null>;
+  let ccm: Launched;
+
+  /** A controller manager process, its output collected, its exit awaited. */
+  interface Launched {
+    readonly child: ChildProcess;
+    readonly exited: Promise<number | null>;
+    output(): string;
+    /** The first JSON log entry with this message. */
+    logged(message: string): Record<string, unknown> | undefined;
+  }
+
+  function launch(name: string, sections: { loadBalancer: boolean }, extraArgs: readonly string[] = []): Launched {
+    const cloudConf = join(dir, `${name}.conf`);
+    writeFileSync(
+      cloudConf,
+      [
+        "[Global]",
+        `access-key = ${CREDENTIALS.accessKey}`,
+        `secret-key = "${CREDENTIALS.secretKey}"`,
+        "region = eu-de",
+        ...(sections.loadBalancer
+          ? ["[LoadBalancer]", `subnet-id = ${SUBNET.neutronSubnetId}`, `network-id = ${SUBNET.neutronNetworkId}`, `cluster-name = proc-${run}`]
+          : []),
+        "[Endpoints]",
+        ...(["iam", "ecs", "vpc", "elb"] as const).map((service) => `${service} = ${sim.endpoints[service]}`),
+        "",
+      ].join("\n"),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN,
+        "--cloud-provider=otc",
+        `--cloud-config=${cloudConf}`,
+        `--kubeconfig=${cluster.kubeconfigPath}`,
+        `--leader-elect-resource-namespace=${namespace}`,
+        "--metrics-bind-address=127.0.0.1:0",
+        "--health-probe-bind-address=127.0.0.1:0",
+        ...extraArgs,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    return {
+      child,
+      exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+      output: () => output,
+      logged: (message) =>
+        output
+          .split("\n")
+          .filter((line) => line.startsWith("{"))
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((entry) => entry.msg === message),
+    };
+  }
 
   beforeAll(async () => {
     reaper = Reaper.start();
@@ -62,45 +119,11 @@ describeInfra("otc-cloud-controller-manager process", () => {
       metadata: { name: nodeName },
       spec: { taints: [{ key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" }] },
     });
-
-    const cloudConf = join(dir, "cloud.conf");
-    writeFileSync(
-      cloudConf,
-      [
-        "[Global]",
-        `access-key = ${CREDENTIALS.accessKey}`,
-        `secret-key = "${CREDENTIALS.secretKey}"`,
-        "region = eu-de",
-        "[LoadBalancer]",
-        `subnet-id = ${SUBNET.neutronSubnetId}`,
-        `network-id = ${SUBNET.neutronNetworkId}`,
-        `cluster-name = proc-${run}`,
-        "[Endpoints]",
-        ...(["iam", "ecs", "vpc", "elb"] as const).map((service) => `${service} = ${sim.endpoints[service]}`),
-        "",
-      ].join("\n"),
-    );
-    ccm = spawn(
-      process.execPath,
-      [
-        MAIN,
-        "--cloud-provider=otc",
-        `--cloud-config=${cloudConf}`,
-        `--kubeconfig=${cluster.kubeconfigPath}`,
-        `--leader-elect-resource-namespace=${namespace}`,
-        "--metrics-bind-address=127.0.0.1:0",
-        "--health-probe-bind-address=127.0.0.1:0",
-        "--node-monitor-period=500ms",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    ccm.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    ccm.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    exited = new Promise((resolve) => ccm.once("exit", (code) => resolve(code)));
+    ccm = launch("ccm", { loadBalancer: true }, ["--node-monitor-period=500ms"]);
   });
 
   afterAll(async () => {
-    if (ccm?.exitCode === null) ccm.kill("SIGKILL");
+    if (ccm?.child.exitCode === null) ccm.child.kill("SIGKILL");
     kube?.close();
     await cluster?.stop();
     await reaper?.close();
@@ -108,19 +131,10 @@ describeInfra("otc-cloud-controller-manager process", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function logged(message: string): Record<string, unknown> | undefined {
-    for (const line of output.split("\n")) {
-      if (!line.startsWith("{")) continue;
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      if (entry.msg === message) return entry;
-    }
-    return undefined;
-  }
-
   it("takes the Lease and becomes ready", async () => {
     const listening = await eventually(() => {
-      const entry = logged("serving metrics and probes");
-      return holds(entry !== undefined, `not listening yet; output so far:\n${output}`, entry);
+      const entry = ccm.logged("serving metrics and probes");
+      return holds(entry !== undefined, `not listening yet; output so far:\n${ccm.output()}`, entry);
     });
     await eventually(async () => {
       const response = await fetch(`http://127.0.0.1:${String(listening?.probes)}/readyz`).catch(() => undefined);
@@ -181,10 +195,32 @@ describeInfra("otc-cloud-controller-manager process", () => {
   });
 
   it("exits cleanly on SIGTERM, releases the Lease, and never printed the secret key", async () => {
-    ccm.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    ccm.child.kill("SIGTERM");
+    expect(await ccm.exited).toBe(0);
     const lease = await kube.get<Lease>(`/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/cloud-controller-manager`);
     expect(lease.spec?.holderIdentity ?? "").toBe("");
-    expect(output).not.toContain(CREDENTIALS.secretKey);
+    expect(ccm.output()).not.toContain(CREDENTIALS.secretKey);
+  });
+
+  it("runs without LoadBalancer support when cloud.conf has no subnet-id, leaving Services pending", async () => {
+    const limited = launch("no-lb", { loadBalancer: false }, ["--controllers=service", "--leader-elect=false"]);
+    try {
+      await eventually(() => holds(limited.logged("serving metrics and probes") !== undefined, `not started; output:\n${limited.output()}`));
+      expect(limited.logged("LoadBalancer support is off: cloud.conf has no [LoadBalancer] subnet-id; Services of type LoadBalancer stay pending")).toBeDefined();
+      await kube.create(`/api/v1/namespaces/${namespace}/services`, {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "pending" },
+        spec: { type: "LoadBalancer", selector: { app: "pending" }, ports: [{ protocol: "TCP", port: 80 }] },
+      });
+      await sleep(1_500);
+      const service = await kube.get<Service>(servicePath(namespace, "pending"));
+      expect(service.status?.loadBalancer?.ingress).toBeUndefined();
+      expect(service.metadata?.finalizers ?? []).toEqual([]);
+      expect(sim.state.loadbalancers.size).toBe(0);
+    } finally {
+      limited.child.kill("SIGTERM");
+      expect(await limited.exited).toBe(0);
+    }
   });
 });
