@@ -57,9 +57,12 @@ describeInfra("service controller on a real API server and the OTC simulator", (
 
     const services = new Store<Service>();
     const nodes = new Store<Node>();
-    const recorder = new EventRecorder({ client: kube, component: "cloud-controller-manager" });
-    // Records the controller's writes, which a no-op PATCH would not show in resourceVersions.
-    const client: Pick<RestClient, "request" | "apply"> = {
+    // Records the controller's writes (Events included), which a no-op PATCH would not show in resourceVersions.
+    const client: Pick<RestClient, "request" | "apply" | "create"> = {
+      create: (path, body) => {
+        writes.push(`POST ${path}`);
+        return kube.create(path, body);
+      },
       request: (method, path, options) => {
         if (method !== "GET") writes.push(`${method} ${path}`);
         return kube.request(method, path, options);
@@ -69,6 +72,7 @@ describeInfra("service controller on a real API server and the OTC simulator", (
         return kube.apply(path, body, fieldManager);
       },
     };
+    const recorder = new EventRecorder({ client, component: "cloud-controller-manager" });
     const parts = serviceController({
       client,
       services,
@@ -219,7 +223,7 @@ describeInfra("service controller on a real API server and the OTC simulator", (
     expect([...sim.state.listeners.values(), ...sim.state.pools.values()].filter((object) => !sim.state.loadbalancers.has(object.loadbalancerId))).toHaveLength(0);
   });
 
-  it("resyncs against OTC without writing to the Service or OTC when both are in step, and repairs drift", async () => {
+  it("resyncs against OTC without writing to the Service, its events or OTC when both are in step, and repairs drift", async () => {
     await createService("steady", { ports: [{ protocol: "TCP", port: 80 }] });
     await eventually(async () => holds((await ingressOf("steady")) !== undefined, "no ingress yet"), { description: "steady has an ingress" });
     const settled = await eventually(

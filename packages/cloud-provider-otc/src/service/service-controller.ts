@@ -106,24 +106,34 @@ export function serviceController(options: ServiceControllerOptions): ServiceCon
 
 class ServiceReconciler {
   private readonly resyncPeriodMs: number;
+  /**
+   * The desired LB last ensured per Service, only to keep periodic resyncs
+   * that change nothing from emitting the same two events every period. A
+   * restart forgets it and costs one more pair of events, nothing else.
+   */
+  private readonly ensured = new Map<string, string>();
 
   constructor(private readonly options: ServiceControllerOptions) {
     this.resyncPeriodMs = options.resyncPeriodMs ?? 600_000;
   }
 
   async reconcile(request: Request): Promise<Result | undefined> {
-    const service = this.options.services.get(requestKey(request));
-    if (service === undefined) return undefined;
+    const key = requestKey(request);
+    const service = this.options.services.get(key);
+    if (service === undefined) {
+      this.ensured.delete(key);
+      return undefined;
+    }
     const deleting = service.metadata?.deletionTimestamp !== undefined;
     if (hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP) && (deleting || !wantsLoadBalancer(service))) {
       await this.cleanup(service);
       return undefined;
     }
     if (deleting || !wantsLoadBalancer(service)) return undefined;
-    return this.sync(service);
+    return this.sync(key, service);
   }
 
-  private async sync(service: Service): Promise<Result | undefined> {
+  private async sync(key: string, service: Service): Promise<Result | undefined> {
     const { options } = this;
     const computed = desiredLoadBalancer({ service, nodes: options.nodes.list(), clusterName: options.clusterName, config: options.config });
     if ("rejected" in computed) {
@@ -143,7 +153,10 @@ class ServiceReconciler {
     }
 
     const withFinalizer = await ensureFinalizer(options.client, this.path(service), service, FINALIZER_LOAD_BALANCER_CLEANUP);
-    options.recorder.event(service, "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
+    const fingerprint = JSON.stringify(desired);
+    const news = this.ensured.get(key) !== fingerprint;
+    this.ensured.delete(key);
+    if (news) options.recorder.event(service, "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
     let status: LoadBalancerStatus;
     try {
       status = await options.drivers[desired.elbClass].ensure(desired);
@@ -152,11 +165,12 @@ class ServiceReconciler {
       if (err instanceof ForeignLoadBalancerError) return { requeueAfterMs: this.resyncPeriodMs };
       throw err;
     }
-    if (desired.members.length === 0) {
+    if (news && desired.members.length === 0) {
       options.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
     }
     await this.patchIngress(withFinalizer, status.ingress);
-    options.recorder.event(service, "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
+    if (news) options.recorder.event(service, "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
+    this.ensured.set(key, fingerprint);
     return { requeueAfterMs: this.resyncPeriodMs };
   }
 
@@ -172,6 +186,7 @@ class ServiceReconciler {
       this.warn(service, `Error deleting load balancer: ${messageOf(err)}`);
       throw err;
     }
+    this.ensured.delete(requestKey(requestFor(service)));
     const cleared = await this.patchIngress(service, []);
     await removeFinalizer(options.client, this.path(service), cleared, FINALIZER_LOAD_BALANCER_CLEANUP);
     options.recorder.event(service, "Normal", "DeletedLoadBalancer", "Deleted load balancer");
