@@ -1,6 +1,7 @@
 /**
- * Command-line flags of the runtime benchmark. Parsed by hand because the
- * benchmark has six numeric/path flags and no other CLI surface; both
+ * Command-line flags of the runtime benchmark, and the argv reading every
+ * benchmark shares. Parsed by hand because a benchmark has a few
+ * numeric/path flags and no other CLI surface; both
  * `--flag value` and `--flag=value` work, and unknown flags fail loudly so a
  * typo never silently runs the default (long) scenario.
  */
@@ -27,26 +28,8 @@ const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8 } as const;
 type NumericFlag = keyof typeof NUMERIC;
 
 export function parseFlags(argv: readonly string[]): BenchFlags {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    // pnpm forwards the `--` separator of `pnpm bench:runtime -- --tenants 10`.
-    if (arg === "--") continue;
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}\n${USAGE}`);
-    const eq = arg.indexOf("=");
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (!(name in NUMERIC) && name !== "out" && name !== "kubeconfig") throw new Error(`unknown flag --${name}\n${USAGE}`);
-    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === "") throw new Error(`--${name} needs a value\n${USAGE}`);
-    values.set(name, value);
-  }
-  const numeric = (name: NumericFlag, min: number): number => {
-    const text = values.get(name);
-    if (text === undefined) return NUMERIC[name];
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer >= ${min}, not ${JSON.stringify(text)}`);
-    return value;
-  };
+  const values = flagValues(argv, [...Object.keys(NUMERIC), "out", "kubeconfig"], USAGE);
+  const numeric = (name: NumericFlag, min: number): number => integerFlag(values, name, NUMERIC[name], min);
   return {
     // Two tenants at least: the fairness phase needs a flooding and a quiet one.
     tenants: numeric("tenants", 2),
@@ -56,4 +39,35 @@ export function parseFlags(argv: readonly string[]): BenchFlags {
     out: values.get("out"),
     kubeconfig: values.get("kubeconfig"),
   };
+}
+
+/**
+ * The benchmarks' shared argv reading: `--flag value` and `--flag=value`
+ * pairs by flag name (the last one wins); a flag outside `known`, a bare
+ * argument or a missing value fails with `usage`.
+ */
+export function flagValues(argv: readonly string[], known: readonly string[], usage: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    // pnpm forwards the `--` separator of e.g. `pnpm bench:runtime -- --tenants 10`.
+    if (arg === "--") continue;
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}\n${usage}`);
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (!known.includes(name)) throw new Error(`unknown flag --${name}\n${usage}`);
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined || value === "") throw new Error(`--${name} needs a value\n${usage}`);
+    values.set(name, value);
+  }
+  return values;
+}
+
+/** The integer value of `--name`, `fallback` when absent; fails below `min`. */
+export function integerFlag(values: ReadonlyMap<string, string>, name: string, fallback: number, min: number): number {
+  const text = values.get(name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer >= ${min}, not ${JSON.stringify(text)}`);
+  return value;
 }

@@ -54,9 +54,9 @@ export function ratios(ours: { burst: BurstFigures; flood: FloodFigures }, ceili
 
 type Row = readonly [figure: string, ours: string, ceiling: string, ratio: string];
 
-const ms = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(value < 100 ? 1 : 0)} ms` : "n/a");
-const perSecond = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(1)} /s` : "n/a");
-const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+export const ms = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(value < 100 ? 1 : 0)} ms` : "n/a");
+export const perSecond = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(1)} /s` : "n/a");
+export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const ratio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a");
 const none = "-";
 
@@ -84,8 +84,17 @@ export function renderTable(
     ["quiet tenant during flood: p99", ms(ours.flood.quiet.p99Ms), ms(ceiling.flood.quiet.p99Ms), ratio(r.quietP99)],
     ["quiet tenant during flood: max", ms(ours.flood.quiet.maxMs), ms(ceiling.flood.quiet.maxMs), ratio(ours.flood.quiet.maxMs / ceiling.flood.quiet.maxMs)],
   ];
-  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (row: Row): string =>
+  return formatTable(rows);
+}
+
+/**
+ * A header row, a rule and the body: the first column left-aligned (the
+ * figure's name), the others right-aligned (values), two spaces apart.
+ */
+export function formatTable(rows: readonly (readonly string[])[]): string {
+  const columns = Math.max(0, ...rows.map((row) => row.length));
+  const widths = Array.from({ length: columns }, (_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
+  const line = (row: readonly string[]): string =>
     row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ");
   const rule = widths.map((width) => "-".repeat(width)).join("  ");
   const [header, ...body] = rows;
