@@ -7,29 +7,41 @@ import { getPublicIp, type OtcClient, type PublicIp } from "@edgeconnect/otc";
 import type { ElbApi, LoadBalancerView } from "./elb-api.js";
 
 export interface PollOptions {
-  /** Between reads. Default 1000 ms. */
+  /** The longest pause between reads; the first pause is shorter and doubles up to this. Default 1000 ms. */
   readonly pollIntervalMs?: number;
   /** Give up (throw) after this long; the next reconcile continues. Default 300 000 ms. */
   readonly pollTimeoutMs?: number;
+  /** Pauses between reads. Default a timer. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/**
+ * The first pause. Every ELB change is followed by a wait for ACTIVE, and a
+ * Service takes one change per port object and member, so a fixed pause of
+ * a second cost about a second per change although OTC's transitions are
+ * often shorter: the pause starts here and doubles instead.
+ */
+const FIRST_PAUSE_MS = 50;
 
 export class Poller {
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: PollOptions = {}) {
     this.intervalMs = options.pollIntervalMs ?? 1000;
     this.timeoutMs = options.pollTimeoutMs ?? 300_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
   /** Reads until `done` holds; `what` names the wait in the timeout error. */
   async until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
     const deadline = Date.now() + this.timeoutMs;
-    for (;;) {
+    for (let pause = Math.min(FIRST_PAUSE_MS, this.intervalMs); ; pause = Math.min(pause * 2, this.intervalMs)) {
       const value = await read();
       if (done(value)) return value;
       if (Date.now() >= deadline) throw new Error(`timed out after ${this.timeoutMs} ms waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
+      await this.sleep(pause);
     }
   }
 }
