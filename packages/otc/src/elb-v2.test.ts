@@ -7,6 +7,7 @@ import {
   createPoolV2,
   deleteLoadBalancerV2,
   deleteMemberV2,
+  getHealthMonitorV2,
   getLoadBalancerV2,
   listHealthMonitorsV2,
   listLoadBalancersV2,
@@ -41,6 +42,13 @@ describe("ELB v2", () => {
     env.loopback.reset(() => ({ status: 204 }));
     expect(await deleteLoadBalancerV2(env.client, "lb1")).toBe(true);
     expect(call(env.loopback.requests[0])).toBe("DELETE /v2.0/lbaas/loadbalancers/lb1");
+  });
+
+  it("gets one health monitor by id (what a pool's healthmonitor_id names), 404 → undefined", async () => {
+    env.loopback.reset((r) => (r.path.endsWith("/h1") ? { body: { healthmonitor: { id: "h1", type: "TCP" } } } : { status: 404, body: {} }));
+    expect(await getHealthMonitorV2(env.client, "h1")).toMatchObject({ id: "h1", type: "TCP" });
+    expect(await getHealthMonitorV2(env.client, "h2")).toBeUndefined();
+    expect(env.loopback.requests.map(call)).toEqual(["GET /v2.0/lbaas/healthmonitors/h1", "GET /v2.0/lbaas/healthmonitors/h2"]);
   });
 
   it("creates listeners, pools, members and monitors at their paths", async () => {

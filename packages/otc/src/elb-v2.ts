@@ -221,6 +221,7 @@ export const createHealthMonitorV2 = (client: OtcClient, spec: CreateHealthMonit
   createResource(client, HEALTHMONITORS, spec);
 export const updateHealthMonitorV2 = (client: OtcClient, id: string, spec: UpdateHealthMonitorV2): Promise<HealthMonitorV2> =>
   updateResource(client, HEALTHMONITORS, id, spec);
+export const getHealthMonitorV2 = (client: OtcClient, id: string): Promise<HealthMonitorV2 | undefined> => getResource(client, HEALTHMONITORS, id);
 export const deleteHealthMonitorV2 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, HEALTHMONITORS, id);
 /** Monitors of one pool (a pool has at most one); the v2 API cannot filter by pool, so all are listed and filtered here. */
 export const listHealthMonitorsV2 = async (client: OtcClient, poolId: string): Promise<HealthMonitorV2[]> =>

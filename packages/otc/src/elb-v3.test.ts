@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { createListenerV3, createLoadBalancerV3, createMemberV3, deleteHealthMonitorV3, listLoadBalancersV3, listPoolsV3 } from "./elb-v3.js";
+import { createListenerV3, createLoadBalancerV3, createMemberV3, deleteHealthMonitorV3, getHealthMonitorV3, listLoadBalancersV3, listPoolsV3 } from "./elb-v3.js";
 import { TEST_PROJECT, useLoopback } from "./loopback.fixture.js";
 
 describe("ELB v3", () => {
@@ -44,5 +44,11 @@ describe("ELB v3", () => {
       `POST ${base}/pools/p1/members`,
       `DELETE ${base}/healthmonitors/h1`,
     ]);
+  });
+
+  it("gets one health monitor by id under the project path", async () => {
+    env.loopback.reset(() => ({ body: { healthmonitor: { id: "h1", type: "HTTP" } } }));
+    expect(await getHealthMonitorV3(env.client, "h1")).toMatchObject({ id: "h1", type: "HTTP" });
+    expect(env.loopback.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${base}/healthmonitors/h1`]);
   });
 });

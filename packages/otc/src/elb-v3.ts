@@ -272,6 +272,8 @@ export const createHealthMonitorV3 = (client: OtcClient, spec: CreateHealthMonit
   createResource(client, types(client).healthmonitors, spec);
 export const updateHealthMonitorV3 = (client: OtcClient, id: string, spec: HealthMonitorSettingsV3): Promise<HealthMonitorV3> =>
   updateResource(client, types(client).healthmonitors, id, spec);
+export const getHealthMonitorV3 = (client: OtcClient, id: string): Promise<HealthMonitorV3 | undefined> =>
+  getResource(client, types(client).healthmonitors, id);
 export const deleteHealthMonitorV3 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, types(client).healthmonitors, id);
 /** Monitors of one pool (a pool has at most one). */
 export const listHealthMonitorsV3 = async (client: OtcClient, poolId: string): Promise<HealthMonitorV3[]> =>

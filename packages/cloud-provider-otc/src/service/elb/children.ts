@@ -81,10 +81,8 @@ async function reconcileMembers(lb: OwnedLoadBalancer, desired: DesiredLoadBalan
 }
 
 async function reconcileMonitor(lb: OwnedLoadBalancer, port: PortSpec, pool: PoolView): Promise<void> {
-  const monitor =
-    pool.healthmonitor_id === null
-      ? undefined
-      : (await lb.api.listHealthMonitors(lb.client, pool.id)).find((candidate) => candidate.id === pool.healthmonitor_id);
+  // By id: listing monitors cannot filter by pool on v2 and would read every monitor of the project.
+  const monitor = pool.healthmonitor_id === null ? undefined : await lb.api.getHealthMonitor(lb.client, pool.healthmonitor_id);
   const wanted = monitorChange(port.monitor, monitor);
   if (wanted.kind === "keep") return;
   if (wanted.kind === "update" && monitor !== undefined) {

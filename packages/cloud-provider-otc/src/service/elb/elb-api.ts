@@ -89,7 +89,7 @@ export interface ElbApi {
   listMembers(client: OtcClient, poolId: string): Promise<MemberView[]>;
   createMember(client: OtcClient, poolId: string, member: NewMember): Promise<MemberView>;
   deleteMember(client: OtcClient, poolId: string, id: string): Promise<boolean>;
-  listHealthMonitors(client: OtcClient, poolId: string): Promise<MonitorView[]>;
+  getHealthMonitor(client: OtcClient, id: string): Promise<MonitorView | undefined>;
   createHealthMonitor(
     client: OtcClient,
     spec: MonitorSettings & { readonly pool_id: string; readonly type: "TCP" | "UDP_CONNECT" | "HTTP" },
