@@ -36,6 +36,7 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   DedicatedLoadBalancerDriver,
+  eipAlias,
   loadBalancerName,
   NODES_PATH,
   serviceController,
@@ -304,22 +305,14 @@ class Bench {
     return {
       servicesChecked: services.length,
       notOneLoadBalancer: off(lbs, (svc) => loadBalancerName(CLUSTER, svc.metadata?.namespace ?? "", svc.metadata?.name ?? "")),
-      notOneEip: off(eips, (svc) => `k8s-svc-${svc.metadata?.uid ?? ""}`),
+      notOneEip: off(eips, (svc) => eipAlias(svc.metadata?.uid ?? "")),
       loadBalancers: state.loadbalancers.size,
       eips: state.eips.size,
     };
   }
 
   leftovers(): Leftovers {
-    const { state } = this.sim;
-    return {
-      loadbalancers: state.loadbalancers.size,
-      listeners: state.listeners.size,
-      pools: state.pools.size,
-      members: state.members.size,
-      monitors: state.monitors.size,
-      eips: state.eips.size,
-    };
+    return this.sim.state.counts();
   }
 
   /** controller_runtime_reconcile_total over every result. */

@@ -4,6 +4,7 @@
  * (OTC writes in the steady state, leaked or left-over OTC objects) are
  * listed again under the table in capitals, so that they cannot be missed.
  */
+import type { ResourceCounts } from "@edgeconnect/otc-simulator";
 import { percentile } from "./measure.js";
 import { formatTable, mib, ms } from "./report.js";
 
@@ -109,7 +110,7 @@ export interface FaultPhase {
 }
 
 /** Simulator objects of each kind; all zero after the last Service is gone. */
-export type Leftovers = Readonly<Record<"loadbalancers" | "listeners" | "pools" | "members" | "monitors" | "eips", number>>;
+export type Leftovers = ResourceCounts;
 
 export interface DeletePhase {
   /** DELETE of the collection → each Service's deletion observed. */

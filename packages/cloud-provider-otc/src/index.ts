@@ -28,6 +28,7 @@ export { CLOUD_NODE_LIFECYCLE_CONTROLLER, cloudNodeLifecycleController } from ".
 export type { NodeControllersOptions } from "./node/node-controllers-options.js";
 export { desiredLoadBalancer, loadBalancerMembers, wantsLoadBalancer, type DesiredStateInput, type ServiceRejection } from "./service/desired-state.js";
 export { DedicatedLoadBalancerDriver, type DedicatedLoadBalancerDriverOptions } from "./service/elb/dedicated-driver.js";
+export { eipAlias } from "./service/elb/eips.js";
 export { EipPlanChangeError } from "./service/elb/errors.js";
 export { SharedLoadBalancerDriver } from "./service/elb/shared-driver.js";
 export {

@@ -29,6 +29,7 @@ export {
   type Pool,
   type Project,
   type ProvisioningStatus,
+  type ResourceCounts,
   type Server,
   type ServerAddress,
   type ServerSeed,

@@ -78,6 +78,8 @@ export interface Subnet {
 export type SubnetIdKind = "vpcSubnetId" | "neutronSubnetId" | "neutronNetworkId";
 
 export type ElbApi = "v2" | "v3";
+
+export type ResourceCounts = Readonly<Record<"loadbalancers" | "listeners" | "pools" | "members" | "monitors" | "eips", number>>;
 export type ProvisioningStatus = "ACTIVE" | "PENDING_CREATE" | "PENDING_UPDATE";
 
 export class LoadBalancer {
@@ -264,6 +266,18 @@ export class SimulatorState {
   ) {
     if (projects.length === 0) throw new Error("the OTC simulator needs at least one project");
     this.projects = projects;
+  }
+
+  /** How many of each resource the simulated cloud holds: what a leak check compares. */
+  counts(): ResourceCounts {
+    return {
+      loadbalancers: this.loadbalancers.size,
+      listeners: this.listeners.size,
+      pools: this.pools.size,
+      members: this.members.size,
+      monitors: this.monitors.size,
+      eips: this.eips.size,
+    };
   }
 
   project(id: string): Project | undefined {

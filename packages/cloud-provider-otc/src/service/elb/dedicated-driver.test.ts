@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { DedicatedLoadBalancerDriver } from "./dedicated-driver.js";
 import { EipPlanChangeError } from "./errors.js";
 import { SUBNET } from "../../testing/simulated-cloud.fixture.js";
-import { counts, desired, port, startHarness, UID, theLoadBalancer, type Harness } from "./elb-test.fixture.js";
+import { desired, port, startHarness, UID, theLoadBalancer, type Harness } from "./elb-test.fixture.js";
 
 describe("DedicatedLoadBalancerDriver", () => {
   let h: Harness;
@@ -33,7 +33,7 @@ describe("DedicatedLoadBalancerDriver", () => {
 
   it("refuses to create without a network id", async () => {
     await expect(h.driver.ensure(desired("dedicated", { networkId: undefined }))).rejects.toThrow(/network-id/);
-    expect(counts(h.sim).loadbalancers).toBe(0);
+    expect(h.sim.state.counts().loadbalancers).toBe(0);
   });
 
   it("reports an EIP plan change on a live LB as EipPlanChangeError after reconciling the rest, touching no EIP", async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import type { ElbClass } from "../load-balancer-intent.js";
 import { EipUnavailableError, ForeignLoadBalancerError } from "../load-balancer.js";
 import { eipAlias } from "./eips.js";
-import { ATTEMPTS, counts, desired, EIP_PATH, elbPath, port, startHarness, tcpMonitor, UID, type Harness } from "./elb-test.fixture.js";
+import { ATTEMPTS, desired, EIP_PATH, elbPath, port, startHarness, tcpMonitor, UID, type Harness } from "./elb-test.fixture.js";
 
 describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => {
   let h: Harness;
@@ -57,7 +57,7 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
 
   it("reconciles added and removed ports and members", async () => {
     await h.driver.ensure(want());
-    const before = counts(h.sim);
+    const before = h.sim.state.counts();
     await h.driver.ensure(
       want({
         ports: [port("TCP", 80, 30080), port("TCP", 443, 30443)],
@@ -77,7 +77,7 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
       "TCP/443 -> 192.168.0.22:30443,192.168.0.23:30443",
       "TCP/80 -> 192.168.0.22:30080,192.168.0.23:30080",
     ]);
-    expect(counts(h.sim)).toEqual({ ...before, members: 4 });
+    expect(h.sim.state.counts()).toEqual({ ...before, members: 4 });
   });
 
   it("restores members removed behind its back, on every call", async () => {
@@ -120,12 +120,12 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
 
   it("refuses a foreign LB with the Service's name and changes nothing", async () => {
     await h.driver.ensure(want({ description: "kubernetes.io/service-uid=someone-else", serviceUid: "someone-else" }));
-    const before = counts(h.sim);
+    const before = h.sim.state.counts();
     const mark = h.mark();
     await expect(h.driver.ensure(want())).rejects.toThrow(ForeignLoadBalancerError);
     await h.driver.delete(want().name, UID);
     expect(h.mutationsSince(mark)).toEqual([]);
-    expect(counts(h.sim)).toEqual(before);
+    expect(h.sim.state.counts()).toEqual(before);
     const [foreign] = h.sim.state.loadbalancers.keys();
     expect(await h.driver.find(want().name, UID)).toEqual({ state: "foreign", id: foreign });
   });
@@ -133,7 +133,7 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
   it("deletes everything it created, the owned EIP included, and is idempotent", async () => {
     await h.driver.ensure(want());
     await h.driver.delete(want().name, UID);
-    expect(counts(h.sim)).toEqual({ loadbalancers: 0, listeners: 0, pools: 0, members: 0, monitors: 0, eips: 0 });
+    expect(h.sim.state.counts()).toEqual({ loadbalancers: 0, listeners: 0, pools: 0, members: 0, monitors: 0, eips: 0 });
     const mark = h.mark();
     await h.driver.delete(want().name, UID);
     expect(h.mutationsSince(mark)).toEqual([]);
@@ -146,7 +146,7 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
     await expect(h.driver.delete(want().name, UID)).rejects.toThrow(/500/);
     expect(h.sim.state.loadbalancers.size).toBe(1);
     await h.driver.delete(want().name, UID);
-    expect(counts(h.sim)).toEqual({ loadbalancers: 0, listeners: 0, pools: 0, members: 0, monitors: 0, eips: 0 });
+    expect(h.sim.state.counts()).toEqual({ loadbalancers: 0, listeners: 0, pools: 0, members: 0, monitors: 0, eips: 0 });
   });
 
   it("releases an orphaned owned EIP when the LB is already gone", async () => {
@@ -186,7 +186,7 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
     h.sim.faults.failNext({ method: "POST", pathPrefix: elbPath(elbClass, "pools/") }, 500, ATTEMPTS);
     await expect(h.driver.ensure(want())).rejects.toThrow(/500/);
     const status = await h.driver.ensure(want());
-    expect(counts(h.sim)).toEqual({ loadbalancers: 1, listeners: 2, pools: 2, members: 4, monitors: 2, eips: 1 });
+    expect(h.sim.state.counts()).toEqual({ loadbalancers: 1, listeners: 2, pools: 2, members: 4, monitors: 2, eips: 1 });
     expect(status.ingress[0]?.ip).toBe([...h.sim.state.eips.values()][0]?.publicIpAddress);
   });
 
@@ -199,7 +199,7 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
     await new Promise((resolve) => setTimeout(resolve, 300));
     await expect(h.driver.ensure(want({ ports: [port("TCP", 80, 30080)] }))).rejects.toThrow(/409/);
     await h.driver.ensure(want({ ports: [port("TCP", 80, 30080)] }));
-    expect(counts(h.sim)).toEqual({ loadbalancers: 1, listeners: 1, pools: 1, members: 2, monitors: 1, eips: 1 });
+    expect(h.sim.state.counts()).toEqual({ loadbalancers: 1, listeners: 1, pools: 1, members: 2, monitors: 1, eips: 1 });
   });
 
   it("releases the spare EIP a retried allocation created", async () => {
@@ -217,13 +217,13 @@ describe.each<ElbClass>(["shared", "dedicated"])("%s ELB driver", (elbClass) => 
     await h.driver.ensure(want());
     expect(h.mutationsSince(mark).filter((request) => request.method === "POST" && request.path === EIP_PATH)).toEqual([]);
     expect(h.sim.state.eips.size).toBe(1);
-    expect(counts(h.sim).loadbalancers).toBe(1);
+    expect(h.sim.state.counts().loadbalancers).toBe(1);
   });
 
   it("ends with one LB when the LB create's answer was lost", async () => {
     h.sim.faults.failNextAfterEffect({ method: "POST", pathPrefix: elbPath(elbClass, "loadbalancers") }, 500);
     await h.driver.ensure(want()).catch(() => undefined);
     await h.driver.ensure(want());
-    expect(counts(h.sim)).toEqual({ loadbalancers: 1, listeners: 2, pools: 2, members: 4, monitors: 2, eips: 1 });
+    expect(h.sim.state.counts()).toEqual({ loadbalancers: 1, listeners: 2, pools: 2, members: 4, monitors: 2, eips: 1 });
   });
 });

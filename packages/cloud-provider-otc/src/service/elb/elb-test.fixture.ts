@@ -80,19 +80,6 @@ export function desired(elbClass: ElbClass, overrides: Partial<DesiredLoadBalanc
   };
 }
 
-/** How many of each resource the simulated cloud holds. */
-export function counts(sim: OtcSimulator): Record<string, number> {
-  const { state } = sim;
-  return {
-    loadbalancers: state.loadbalancers.size,
-    listeners: state.listeners.size,
-    pools: state.pools.size,
-    members: state.members.size,
-    monitors: state.monitors.size,
-    eips: state.eips.size,
-  };
-}
-
 /** The ELB API path of `rest` for the class, for fault matching. */
 export function elbPath(elbClass: ElbClass, rest: string): string {
   return elbClass === "shared" ? `/v2.0/lbaas/${rest}` : `/v3/${PROJECT.id}/elb/${rest}`;
