@@ -124,13 +124,10 @@ class ServiceReconciler {
       this.ensured.delete(key);
       return undefined;
     }
-    const deleting = service.metadata?.deletionTimestamp !== undefined;
-    if (hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP) && (deleting || !wantsLoadBalancer(service))) {
-      await this.cleanup(service);
-      return undefined;
-    }
-    if (deleting || !wantsLoadBalancer(service)) return undefined;
-    return this.sync(key, service);
+    if (service.metadata?.deletionTimestamp === undefined && wantsLoadBalancer(service)) return this.sync(key, service);
+    this.ensured.delete(key);
+    if (hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP)) await this.cleanup(service);
+    return undefined;
   }
 
   private async sync(key: string, service: Service): Promise<Result | undefined> {
@@ -186,7 +183,6 @@ class ServiceReconciler {
       this.warn(service, `Error deleting load balancer: ${messageOf(err)}`);
       throw err;
     }
-    this.ensured.delete(requestKey(requestFor(service)));
     const cleared = await this.patchIngress(service, []);
     await removeFinalizer(options.client, this.path(service), cleared, FINALIZER_LOAD_BALANCER_CLEANUP);
     options.recorder.event(service, "Normal", "DeletedLoadBalancer", "Deleted load balancer");
