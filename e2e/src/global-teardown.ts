@@ -1,5 +1,320 @@
-/** Stops what the global setup started; that removes the state file too. */
+/**
+ * Runs the e2e credential guard while the servers still answer, then stops
+ * what the global setup started (that removes the state file too).
+ *
+ * The guard: after every suite ran, no credential the run used may appear
+ * in any Event, object status or captured process log. Credentials are the
+ * servers' (kube-apiserver's token, kcp's admin tokens, from their
+ * kubeconfigs) and every fake OTC key the test sources hold (`accessKey:
+ * "..."`, `secretKey: "..."`, `securityToken: "..."` literals, wherever a
+ * fixture or test defines them). Statuses are found generically: every
+ * resource whose discovery lists a `/status` subresource, built-in,
+ * CRD-backed or (on kcp) bound from an APIExport, in every logical cluster.
+ * Logs are the servers' own and everything under the directory the global
+ * setup named in `$EDGECONNECT_E2E_LOG_DIR`. Findings name the place and
+ * the credential's origin, never the credential.
+ *
+ * It must not throw: Jest writes its JSON report only after the teardown
+ * returns, and the run's counts would be lost. It writes its own report,
+ * `CREDENTIAL_GUARD_REPORT`, which scripts/test-summary.mjs counts as one
+ * test, prints its findings, and fails the Jest process by its exit code.
+ *
+ * Jest loads this file outside its module mapping, so it imports packages
+ * (their built output) and no sibling modules; the pure parts are exported
+ * for e2e/tests/credential-guard.test.ts.
+ */
+import { clusterOf, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
+import { credentialForms, MIN_SECRET_LENGTH } from "@edgeconnect/redaction";
+import { REPO_ROOT, type EnvironmentState } from "@edgeconnect/testenv";
+import { KubeConfig } from "@kubernetes/client-node";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+
+/** Read by scripts/test-summary.mjs. */
+export const CREDENTIAL_GUARD_REPORT = join(REPO_ROOT, ".cache", "reports", "credential-guard.json");
+
+/** Where the fake OTC credentials of fixtures and tests are defined. */
+const TEST_SOURCES = ["packages", "e2e/src", "e2e/tests"];
+
+/**
+ * kcp's admin kubeconfig has two users: `kcp-admin` (workspaces) and
+ * `shard-admin`, the only one allowed the `/clusters/*` reads the guard needs.
+ */
+const KCP_WILDCARD_CONTEXT = "shard-base";
+
 export default async function globalTeardown(): Promise<void> {
-  await globalThis.edgeconnectTestEnvironment?.stop();
-  globalThis.edgeconnectTestEnvironment = undefined;
+  const environment = globalThis.edgeconnectTestEnvironment;
+  try {
+    if (environment !== undefined) await guardCredentials(environment.state);
+  } finally {
+    await environment?.stop();
+    globalThis.edgeconnectTestEnvironment = undefined;
+  }
+}
+
+async function guardCredentials(state: EnvironmentState): Promise<void> {
+  let report: GuardReport;
+  try {
+    report = await inspect(state);
+  } catch (err) {
+    report = { scanned: { texts: 0, credentials: 0 }, findings: [], unreadable: [], error: err instanceof Error ? err.message : String(err) };
+  }
+  writeReport(CREDENTIAL_GUARD_REPORT, report);
+  for (const line of describeReport(report)) process.stderr.write(`${line}\n`);
+  if (!reportPassed(report)) process.exitCode = 1;
+}
+
+async function inspect(state: EnvironmentState): Promise<GuardReport> {
+  const credentials = [...kubeconfigCredentials(state.kcp.kubeconfig, "kcp"), ...fixtureCredentials(REPO_ROOT, TEST_SOURCES)];
+  const texts: ScannedText[] = [];
+  const unreadable: string[] = [];
+
+  const kcp = kcpWildcardClient(state.kcp.kubeconfig);
+  try {
+    texts.push(...(await eventTexts(kcp.cluster("*"), "kcp")));
+    const logicalClusters = await kcp.cluster("*").list("/apis/core.kcp.io/v1alpha1/logicalclusters");
+    for (const name of logicalClusters.items.map(clusterOf)) {
+      if (name === undefined) continue;
+      const collected = await statusTexts(kcp.cluster(name), `kcp ${name}`);
+      texts.push(...collected.texts);
+      unreadable.push(...collected.unreadable);
+    }
+  } finally {
+    kcp.close();
+  }
+  texts.push(...serverLogTexts(dirname(state.kcp.kubeconfig)));
+
+  if (!("skipped" in state.infra)) {
+    credentials.push(...kubeconfigCredentials(state.infra.kubeconfig, state.infra.mode));
+    const infra = RestClient.fromFile(state.infra.kubeconfig);
+    try {
+      texts.push(...(await eventTexts(infra, state.infra.mode)));
+      const collected = await statusTexts(infra, state.infra.mode);
+      texts.push(...collected.texts);
+      unreadable.push(...collected.unreadable);
+    } finally {
+      infra.close();
+    }
+    texts.push(...serverLogTexts(dirname(state.infra.kubeconfig)));
+  }
+  const logDir = process.env.EDGECONNECT_E2E_LOG_DIR;
+  if (logDir !== undefined) texts.push(...logTexts(logDir, (path) => relative(REPO_ROOT, path)));
+
+  return { scanned: { texts: texts.length, credentials: credentials.length }, findings: findCredentials(texts, credentials), unreadable };
+}
+
+function kcpWildcardClient(kubeconfig: string): RestClient {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfig);
+  kubeConfig.setCurrentContext(KCP_WILDCARD_CONTEXT);
+  return new RestClient(kubeConfig);
+}
+
+/** A credential the run must never show; `origin` names it in findings. */
+export interface KnownCredential {
+  readonly origin: string;
+  readonly value: string;
+}
+
+/** Some text the run produced, and where it came from. */
+export interface ScannedText {
+  readonly where: string;
+  readonly text: string;
+}
+
+export interface Finding {
+  readonly where: string;
+  /** The credential's origin, not its value. */
+  readonly credential: string;
+}
+
+export interface GuardReport {
+  /** How many texts and credentials were compared. */
+  readonly scanned: { readonly texts: number; readonly credentials: number };
+  readonly findings: readonly Finding[];
+  /** Sources that could not be read (a resource the server refused to list); reported, not failed. */
+  readonly unreadable: readonly string[];
+  /** Set when the guard itself failed: then it proved nothing. */
+  readonly error?: string;
+}
+
+/** Every place where a credential, in any form `scrubText` would hide, appears. */
+export function findCredentials(texts: Iterable<ScannedText>, credentials: readonly KnownCredential[]): Finding[] {
+  const searched = credentials
+    .filter((credential) => credential.value.length >= MIN_SECRET_LENGTH)
+    .map((credential) => ({ origin: credential.origin, forms: credentialForms(credential.value) }));
+  const findings: Finding[] = [];
+  for (const { where, text } of texts) {
+    for (const { origin, forms } of searched) {
+      if (forms.some((form) => text.includes(form))) findings.push({ where, credential: origin });
+    }
+  }
+  return findings;
+}
+
+/** The lines a report prints: what failed and where, never a credential. */
+export function describeReport(report: GuardReport): string[] {
+  const lines = [`credential guard: ${report.scanned.texts} texts scanned for ${report.scanned.credentials} credentials`];
+  if (report.error !== undefined) lines.push(`credential guard failed to run: ${report.error}`);
+  for (const finding of report.findings) lines.push(`credential guard: ${finding.credential} appeared in ${finding.where}`);
+  for (const source of report.unreadable) lines.push(`credential guard: could not read ${source}`);
+  return lines;
+}
+
+/** True when the report proves the run clean. */
+export function reportPassed(report: GuardReport): boolean {
+  return report.error === undefined && report.findings.length === 0;
+}
+
+export function writeReport(path: string, report: GuardReport): void {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** Every user's token, password and client key in a kubeconfig file. */
+export function kubeconfigCredentials(path: string, name: string): KnownCredential[] {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(path);
+  return kubeConfig.getUsers().flatMap((user) => {
+    const origin = `${name} kubeconfig user "${user.name}"`;
+    const found: KnownCredential[] = [];
+    if (user.token) found.push({ origin: `${origin} token`, value: user.token });
+    if (user.password) found.push({ origin: `${origin} password`, value: user.password });
+    if (user.keyData) found.push({ origin: `${origin} client key`, value: Buffer.from(user.keyData, "base64").toString("utf8") });
+    return found;
+  });
+}
+
+const CREDENTIAL_LITERAL = /\b(accessKey|secretKey|securityToken)\s*:\s*"([^"\\\n]+)"/g;
+
+/**
+ * The fake OTC credentials of the test sources: `accessKey`, `secretKey`
+ * and `securityToken` string literals in the TypeScript under `dirs`
+ * (relative to `root`). Reading them from the sources, rather than keeping
+ * a list, covers the next fixture too.
+ */
+export function fixtureCredentials(root: string, dirs: readonly string[]): KnownCredential[] {
+  const found = new Map<string, KnownCredential>();
+  for (const file of dirs.flatMap((dir) => typeScriptFiles(join(root, dir)))) {
+    for (const [, field, value] of readFileSync(file, "utf8").matchAll(CREDENTIAL_LITERAL)) {
+      if (value === undefined || value.length < MIN_SECRET_LENGTH || found.has(value)) continue;
+      found.set(value, { origin: `OTC ${field} of ${relative(root, file)}`, value });
+    }
+  }
+  return [...found.values()];
+}
+
+function typeScriptFiles(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "node_modules" || entry.name === "dist" ? [] : typeScriptFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** What a source yielded, and what it could not read. */
+export interface Collected {
+  readonly texts: ScannedText[];
+  readonly unreadable: string[];
+}
+
+interface ApiResource {
+  name: string;
+  verbs?: string[];
+}
+
+interface ApiGroupList {
+  groups: { name: string; preferredVersion?: { groupVersion: string } }[];
+}
+
+const PAGE = 500;
+
+/** Every Event under `client` (all namespaces; on kcp, `/clusters/*` for all clusters). */
+export async function eventTexts(client: RestClient, server: string): Promise<ScannedText[]> {
+  const events = await listAll(client, "/api/v1/events");
+  return events.map((event) => ({ where: `${server} Event ${objectName(event)} (${String(event.reason)})`, text: JSON.stringify(event) }));
+}
+
+/** The status of every object of every resource with a status subresource. */
+export async function statusTexts(client: RestClient, server: string): Promise<Collected> {
+  const collected: Collected = { texts: [], unreadable: [] };
+  for (const collection of await statusCollections(client)) {
+    let items: KubeObject[];
+    try {
+      items = await listAll(client, collection);
+    } catch (err) {
+      collected.unreadable.push(`${server} ${collection}: ${err instanceof Error ? err.message : String(err)}`);
+      continue;
+    }
+    for (const item of items) {
+      if (item.status === undefined) continue;
+      collected.texts.push({ where: `${server} ${collection} ${objectName(item)} status`, text: JSON.stringify(item.status) });
+    }
+  }
+  return collected;
+}
+
+/** Collection paths (`/api/v1/nodes`, `/apis/g/v/widgets`) of resources that have a status and can be listed. */
+async function statusCollections(client: RestClient): Promise<string[]> {
+  const groups = await client.get<ApiGroupList>("/apis");
+  const versions = ["/api/v1", ...groups.groups.flatMap((group) => (group.preferredVersion ? [`/apis/${group.preferredVersion.groupVersion}`] : []))];
+  const collections: string[] = [];
+  for (const prefix of versions) {
+    const { resources } = await client.get<{ resources: ApiResource[] }>(prefix);
+    const listable = new Set(resources.filter((resource) => resource.verbs?.includes("list")).map((resource) => resource.name));
+    for (const resource of resources) {
+      const [name, subresource] = resource.name.split("/");
+      if (subresource === "status" && name !== undefined && listable.has(name)) collections.push(`${prefix}/${name}`);
+    }
+  }
+  return collections;
+}
+
+async function listAll(client: RestClient, path: string): Promise<KubeObject[]> {
+  const items: KubeObject[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.list(path, { query: { limit: PAGE, continue: token } });
+    items.push(...page.items);
+    token = page.metadata.continue || undefined;
+  } while (token !== undefined);
+  return items;
+}
+
+function objectName(object: KubeObject): string {
+  const cluster = clusterOf(object);
+  const namespace = object.metadata?.namespace;
+  return [cluster, namespace, object.metadata?.name ?? "?"].filter((part) => part !== undefined && part !== "").join("/");
+}
+
+/** Every file under `dir`, recursively (a missing directory has none). */
+export function logTexts(dir: string, label: (path: string) => string = (path) => path): ScannedText[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return logTexts(path, label);
+    return entry.isFile() ? [{ where: label(path), text: readFileSync(path, "utf8") }] : [];
+  });
+}
+
+/** The `*.log` files directly in `dir`: a server's own log, next to its state. */
+export function serverLogTexts(dir: string): ScannedText[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.endsWith(".log")).map((name) => ({ where: join(dir, name), text: readFileSync(join(dir, name), "utf8") }));
 }

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import type { OtcSimulator } from "@edgeconnect/otc-simulator";
-import { connectFromEnv, eventually, holds, KubeApiServer, Reaper, resolveBinary } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, holds, keepE2eLog, KubeApiServer, Reaper, resolveBinary } from "@edgeconnect/testenv";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -93,7 +93,12 @@ describeInfra("otc-cloud-controller-manager process", () => {
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     return {
       child,
-      exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+      exited: new Promise((resolve) =>
+        child.once("exit", (code) => {
+          keepE2eLog(`cloud-controller-manager-${name}-${run}`, output);
+          resolve(code);
+        }),
+      ),
       output: () => output,
       logged: (message) =>
         output

@@ -1,8 +1,11 @@
 /**
  * Errors of the OTC client: `OtcApiError` for answers an OTC API refused,
  * `OtcConfigError` for configuration that cannot work. Neither ever carries
- * credentials, the Authorization header or other request headers.
+ * credentials, the Authorization header or other request headers: what an
+ * OTC answer says is scrubbed of registered credentials (the client
+ * registers its AK, SK and security token) before it becomes a message.
  */
+import { scrubText } from "@edgeconnect/redaction";
 
 /** Configuration that cannot work (missing credentials, ambiguous project, bad endpoint). */
 export class OtcConfigError extends Error {
@@ -41,9 +44,9 @@ export class OtcApiError extends Error {
     const what = status === 0 ? "network error" : `HTTP ${status}`;
     const code = detail.code === undefined ? "" : ` ${detail.code}`;
     const text = detail.message ?? (status === 0 ? causeMessage(cause) : body.slice(0, 300));
-    super(`${method} ${path}: ${what}${code}${text ? `: ${text}` : ""}`, cause === undefined ? undefined : { cause });
-    this.code = detail.code;
-    this.otcMessage = detail.message;
+    super(scrubText(`${method} ${path}: ${what}${code}${text ? `: ${text}` : ""}`), cause === undefined ? undefined : { cause });
+    this.code = detail.code === undefined ? undefined : scrubText(detail.code);
+    this.otcMessage = detail.message === undefined ? undefined : scrubText(detail.message);
     this.retryable = isRetryableStatus(status);
   }
 

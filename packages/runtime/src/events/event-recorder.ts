@@ -11,10 +11,16 @@
  *
  * Recording never blocks or fails the caller: writes run in the background,
  * one at a time per event key, and failures are logged. `flush()` waits for
- * what was recorded so far (tests, shutdown). Messages are the caller's
- * responsibility: never put credentials in them.
+ * what was recorded so far (tests, shutdown).
+ *
+ * An Event is readable by everyone who can read its namespace (a tenant,
+ * for one about a tenant's object), so messages are scrubbed of registered
+ * credentials and bearer tokens before anything else sees them: a message
+ * built from a client error that quotes a credential does not publish it.
+ * Credentials nobody registered still pass: keep them out of messages.
  */
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { scrubText } from "@edgeconnect/redaction";
 import { realClock, type Clock } from "../queue/clock.js";
 
 export type EventType = "Normal" | "Warning";
@@ -76,9 +82,10 @@ export class EventRecorder {
   event(regarding: KubeObject, type: EventType, reason: string, message: string): void {
     const uid = regarding.metadata?.uid ?? "";
     if (!this.takeToken(uid)) return;
-    const key = JSON.stringify([uid, type, reason, message]);
+    const safeMessage = scrubText(message);
+    const key = JSON.stringify([uid, type, reason, safeMessage]);
     const previous = this.pending.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.write(key, regarding, type, reason, message.slice(0, MAX_MESSAGE_CHARS)));
+    const next = previous.then(() => this.write(key, regarding, type, reason, safeMessage.slice(0, MAX_MESSAGE_CHARS)));
     this.pending.set(key, next);
     void next.finally(() => {
       if (this.pending.get(key) === next) this.pending.delete(key);

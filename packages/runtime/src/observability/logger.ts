@@ -1,64 +1,23 @@
 /**
- * Structured logging for the runtime: one pino root logger writing JSON, the
- * list of paths that are redacted before anything reaches the output, the
- * error serializer, and the child loggers a controller and a single reconcile
- * log through. Field names follow controller-runtime (`controller`,
+ * Structured logging for the runtime: one pino root logger writing JSON, in
+ * which nothing that reaches the output can carry a credential, the error
+ * serializer, and the child loggers a controller and a single reconcile log
+ * through. Field names follow controller-runtime (`controller`,
  * `controllerGroup`, `controllerKind`, `namespace`, `name`, `reconcileID`) so
  * existing log queries keep working; `cluster` is kcp's logical cluster.
+ *
+ * Redaction is by construction rather than by a list of paths: every logged
+ * object, child logger binding and interpolation argument passes through
+ * `scrubDeep` (sensitive keys at any depth, arrays included, errors under
+ * any key reduced to an allow-list), and every finished line through
+ * `scrubText` (registered credential values and bearer tokens anywhere,
+ * the message included).
  */
+import { REDACTED, scrubDeep, scrubText } from "@edgeconnect/redaction";
 import { pino, type DestinationStream, type Logger } from "pino";
 
-export type { Logger } from "pino";
-
 /** What redacted values are replaced with. */
-export const REDACTED = "[REDACTED]";
-
-/**
- * Paths whose values never reach the log. A path names a key at the top
- * level or, through `*`, one level down (`secret.data`, `user.token`): that
- * covers what controllers actually log (an object, an event, a request)
- * while keeping pino's wildcard cost small.
- *
- * `data` and `stringData` are redacted wherever they appear, ConfigMaps
- * included: the path alone cannot tell a Secret from anything else, and
- * hiding a ConfigMap's data costs far less than leaking a Secret's.
- */
-export const REDACTED_PATHS: readonly string[] = [
-  // Authorization headers, as a header map (`headers.authorization`) or in a
-  // logged request (`req.headers.authorization`); Node lower-cases incoming
-  // names, hand-built maps may not.
-  "authorization",
-  "Authorization",
-  "*.authorization",
-  "*.Authorization",
-  "*.headers.authorization",
-  "*.headers.Authorization",
-  // Bearer tokens and service-account tokens.
-  "token",
-  "*.token",
-  "bearerToken",
-  "*.bearerToken",
-  // Passwords and cloud credentials (OTC AK/SK).
-  "password",
-  "*.password",
-  "secretKey",
-  "*.secretKey",
-  "accessKey",
-  "*.accessKey",
-  // Whole kubeconfigs, and the private key of one that is logged in pieces.
-  "kubeconfig",
-  "*.kubeconfig",
-  '["client-key-data"]',
-  '*["client-key-data"]',
-  // Secret payloads: a Secret itself, a Secret under some key (`object`,
-  // `secret`, ...), and a watch event's object (`event.object.data`).
-  "data",
-  "stringData",
-  "*.data",
-  "*.stringData",
-  "*.object.data",
-  "*.object.stringData",
-];
+export { REDACTED };
 
 /** Bodies (of a failed HTTP request, say) are cut to this many characters. */
 export const MAX_ERROR_BODY_CHARS = 500;
@@ -89,10 +48,11 @@ export interface SerializedError {
  * pino's `err` serializer. It copies a fixed set of fields instead of every
  * enumerable property: HTTP client errors tend to carry the request (with
  * its Authorization header) or the full response, and an allow-list is the
- * only way to be sure neither reaches the log.
+ * only way to be sure neither reaches the log. Its strings are scrubbed, so
+ * the result is safe outside a log line too.
  */
 export function serializeError(err: unknown): SerializedError {
-  return serialize(err, 0);
+  return serialize(scrubDeep(err), 0);
 }
 
 function serialize(err: unknown, depth: number): SerializedError {
@@ -128,52 +88,39 @@ export interface LoggerOptions {
  * container runtime already attaches both to every line.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  return pino(
+  const logger = pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? "info",
       base: null,
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (object) => scrubDeep(object),
+      },
+      hooks: {
+        // The first argument is the merging object (the `log` formatter's) or
+        // the message; the rest are interpolated into the message (`%j`,
+        // `%o`) and need their keys redacted before pino stringifies them.
+        logMethod(args, method) {
+          const [first, ...rest] = args;
+          method.apply(this, [first, ...rest.map((arg: unknown) => scrubDeep(arg))] as Parameters<typeof method>);
+        },
+        // Every finished line, for what the formatters never see: the message
+        // (pino takes an error's when none is given) and child bindings made
+        // before a credential was registered.
+        streamWrite: (line) => scrubText(line),
+      },
       serializers: { err: serializeError },
-      redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
     },
     options.destination,
   );
-}
-
-/** Identifies a controller, as controller-runtime does. */
-export interface ControllerLogFields {
-  controller: string;
-  /** API group of the reconciled kind ("" for the core group). */
-  group?: string;
-  kind?: string;
-}
-
-/** A controller's logger: `controller`, and `controllerGroup`/`controllerKind` when known. */
-export function controllerLogger(root: Logger, fields: ControllerLogFields): Logger {
-  const bindings: Record<string, string> = { controller: fields.controller };
-  if (fields.group !== undefined) bindings.controllerGroup = fields.group;
-  if (fields.kind !== undefined) bindings.controllerKind = fields.kind;
-  return root.child(bindings);
-}
-
-/** Identifies one reconcile of one object. */
-export interface ReconcileLogFields {
-  /** kcp logical cluster the object lives in. */
-  cluster: string;
-  /** "" for cluster-scoped objects, as in controller-runtime. */
-  namespace: string;
-  name: string;
-  /** Unique per reconcile, so that all its lines can be found together. */
-  reconcileID: string;
-}
-
-/** The logger of one reconcile, derived from its controller's logger. */
-export function reconcileLogger(controllerLog: Logger, fields: ReconcileLogFields): Logger {
-  return controllerLog.child({
-    cluster: fields.cluster,
-    namespace: fields.namespace,
-    name: fields.name,
-    reconcileID: fields.reconcileID,
-  });
+  // pino applies no formatter to a child's bindings (it stringifies them
+  // once, at creation). Children are made from their parent's prototype
+  // chain, so this wrapper covers grandchildren too.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with each logger as `this`
+  const child = logger.child;
+  logger.child = function (this: Logger, bindings, childOptions) {
+    return child.call(this, scrubDeep(bindings), childOptions);
+  } as Logger["child"];
+  return logger;
 }

@@ -1,0 +1,58 @@
+/**
+ * Which object keys hold credentials, whatever their depth or casing. Keys
+ * are compared after lower-casing and dropping `-`, `_` and `.`, so
+ * `X-Auth-Token`, `x_auth_token` and `xAuthToken` are one name.
+ *
+ * Decisions:
+ * - `ak` and `sk` (OTC's short names for the access and secret key) match
+ *   only exactly: as suffixes they would hide `task`, `desk` or `disk`.
+ * - `data` and `stringData` match only exactly (Secret payloads; ConfigMaps'
+ *   too, since a key alone cannot tell them apart): as a suffix `data` would
+ *   hide `metadata`.
+ * - Names that describe a credential without holding it stay readable:
+ *   `tokenExpiry`, `tokenFile`, `secretName`, `secretRef`, `passwordFile`.
+ * - `client-certificate-data` and `certificate-authority-data` stay: a
+ *   certificate is public, only its key (`client-key-data`) is not.
+ * - `userData` (an ECS server's cloud-init) is redacted: it routinely
+ *   carries join tokens.
+ */
+
+/** Normalised names that are sensitive only as the whole key. */
+const EXACT = new Set([
+  "ak",
+  "sk",
+  "authorization",
+  "proxyauthorization",
+  "data",
+  "stringdata",
+  "userdata",
+  "kubeconfig",
+  "keydata",
+  "clientkey",
+  "clientkeydata",
+  "cookie",
+  "setcookie",
+  "passwd",
+]);
+
+/** Normalised endings that make any key sensitive: `bearerToken`, `x-subject-token`, `clientSecret`, ... */
+const SUFFIXES = [
+  "token",
+  "tokens",
+  "password",
+  "passphrase",
+  "secret",
+  "secrets",
+  "secretkey",
+  "accesskey",
+  "privatekey",
+  "apikey",
+  "credential",
+  "credentials",
+];
+
+/** True when the value under `key` must never be shown. */
+export function isSensitiveKey(key: string): boolean {
+  const name = key.toLowerCase().replace(/[-_.]/g, "");
+  return EXACT.has(name) || SUFFIXES.some((suffix) => name.endsWith(suffix));
+}

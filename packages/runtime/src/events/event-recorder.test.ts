@@ -1,0 +1,52 @@
+import { describe, expect, it } from "@jest/globals";
+import type { KubeObject } from "@edgeconnect/kcp-ts";
+import { REDACTED, registerSecret } from "@edgeconnect/redaction";
+import { ManualClock } from "../queue/clock.js";
+import { EventRecorder, type EventClient } from "./event-recorder.js";
+
+/** Records what would be sent; every write succeeds. */
+function fakeClient(): { client: EventClient; sent: { path: string; body: unknown }[] } {
+  const sent: { path: string; body: unknown }[] = [];
+  const client: EventClient = {
+    create: async <T>(path: string, body: unknown) => {
+      sent.push({ path, body });
+      return body as T;
+    },
+    request: async <T>(method: string, path: string, options?: { body?: unknown }) => {
+      sent.push({ path: `${method} ${path}`, body: options?.body });
+      return undefined as T;
+    },
+  };
+  return { client, sent };
+}
+
+const SUBJECT: KubeObject = { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "shop", uid: "u-1" } };
+
+describe("EventRecorder", () => {
+  it("scrubs registered credentials and bearer tokens from messages before sending", async () => {
+    const token = "event-fake-token-0001";
+    registerSecret(token);
+    const { client, sent } = fakeClient();
+    const recorder = new EventRecorder({ client, component: "test", clock: new ManualClock() });
+    recorder.event(SUBJECT, "Warning", "SyncFailed", `GET /api: HTTP 401: token ${token} rejected (Authorization: Bearer unregistered-0001)`);
+    await recorder.flush();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).toMatchObject({ message: `GET /api: HTTP 401: token ${REDACTED} rejected (Authorization: Bearer ${REDACTED})` });
+    expect(JSON.stringify(sent)).not.toMatch(/event-fake-token-0001|unregistered-0001/);
+  });
+
+  it("folds messages that differ only in a credential into one Event", async () => {
+    registerSecret("event-fake-token-0002");
+    registerSecret("event-fake-token-0003");
+    const { client, sent } = fakeClient();
+    const recorder = new EventRecorder({ client, component: "test", clock: new ManualClock() });
+    recorder.event(SUBJECT, "Warning", "SyncFailed", "rejected event-fake-token-0002");
+    recorder.event(SUBJECT, "Warning", "SyncFailed", "rejected event-fake-token-0003");
+    await recorder.flush();
+    expect(sent.map((write) => write.path)).toEqual([
+      "/api/v1/namespaces/shop/events",
+      expect.stringMatching(/^PATCH \/api\/v1\/namespaces\/shop\/events\/web\./),
+    ]);
+    expect(sent[1]?.body).toMatchObject({ count: 2 });
+  });
+});
