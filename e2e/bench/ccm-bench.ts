@@ -49,7 +49,7 @@ import {
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import { OtcClient, type Credentials } from "@edgeconnect/otc";
 import { startOtcSimulator, type OtcSimulator, type RequestLogEntry } from "@edgeconnect/otc-simulator";
-import { createLogger, EventRecorder, Reflector, RuntimeMetrics, Store, type Controller, type EventClient } from "@edgeconnect/runtime";
+import { createLogger, EventRecorder, Reflector, RuntimeMetrics, Store, type Controller, type DeepReadonly, type EventClient } from "@edgeconnect/runtime";
 import { KubeApiServer, Reaper, REPO_ROOT, resolveBinary } from "@edgeconnect/testenv";
 import { parseCcmFlags, type CcmBenchFlags } from "./ccm-flags.js";
 import {
@@ -123,7 +123,7 @@ class Teardown {
 /** JSON has no NaN or Infinity; null stands for a figure without samples. */
 const finiteOrNull = (_key: string, value: unknown): unknown => (typeof value === "number" && !Number.isFinite(value) ? null : value);
 
-const keyOf = (obj: KubeObject): string => `${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
+const keyOf = (obj: DeepReadonly<KubeObject>): string => `${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
 const memory = (): MemoryFigures => {
   const { rss, heapUsed } = process.memoryUsage();
   return { rssBytes: rss, heapUsedBytes: heapUsed };
@@ -300,7 +300,7 @@ class Bench {
     const lbs = tally([...state.loadbalancers.values()].map((lb) => lb.name));
     const eips = tally([...state.eips.values()].map((eip) => eip.alias));
     const services = this.observed.list();
-    const off = (counts: Map<string | undefined, number>, key: (svc: Service) => string): string[] =>
+    const off = (counts: Map<string | undefined, number>, key: (svc: DeepReadonly<Service>) => string): string[] =>
       services.filter((svc) => counts.get(key(svc)) !== 1).map((svc) => `${keyOf(svc)}: ${counts.get(key(svc)) ?? 0}`);
     return {
       servicesChecked: services.length,

@@ -10,32 +10,46 @@ export interface BenchFlags {
   readonly objects: number;
   readonly flood: number;
   readonly workers: number;
+  /** Widgets of the noisy tenant in the isolation phase. */
+  readonly noisy: number;
+  /** How long each reconcile of a noisy widget takes before it fails. */
+  readonly noisyMs: number;
+  /** The controller's per-tenant cap; undefined keeps the Controller's default. */
+  readonly maxInFlightPerTenant: number | undefined;
   /** JSON output path; undefined means `.cache/bench/runtime-<timestamp>.json` under the repository. */
   readonly out: string | undefined;
   /** Admin kubeconfig of an already running kcp; undefined starts one. */
   readonly kubeconfig: string | undefined;
 }
 
-export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--out FILE] [--kubeconfig FILE]
+export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--noisy N] [--noisy-ms MS]
+                            [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE]
   --tenants     tenant workspaces bound to the export (default 100, at least 2)
   --objects     widgets per tenant created before the controller starts (default 2)
   --flood       widgets one tenant creates at once in the fairness phase (default 5000)
   --workers     controller maxConcurrentReconciles, and the bare client's write concurrency (default 8)
+  --noisy       widgets of the noisy tenant in the isolation phase, each failing slowly (default 1000)
+  --noisy-ms    how long each noisy reconcile takes before it fails (default 200)
+  --max-in-flight-per-tenant
+                the controller's cap on one tenant's reconciles in flight (default: the Controller's)
   --out         JSON result path (default .cache/bench/runtime-<ISO timestamp>.json)
   --kubeconfig  admin kubeconfig of a running kcp instead of starting one`;
 
-const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8 } as const;
+const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, noisy: 1000, "noisy-ms": 200 } as const;
 type NumericFlag = keyof typeof NUMERIC;
 
 export function parseFlags(argv: readonly string[]): BenchFlags {
-  const values = flagValues(argv, [...Object.keys(NUMERIC), "out", "kubeconfig"], USAGE);
+  const values = flagValues(argv, [...Object.keys(NUMERIC), "max-in-flight-per-tenant", "out", "kubeconfig"], USAGE);
   const numeric = (name: NumericFlag, min: number): number => integerFlag(values, name, NUMERIC[name], min);
   return {
-    // Two tenants at least: the fairness phase needs a flooding and a quiet one.
+    // Two tenants at least: the fairness and isolation phases need a busy and a quiet one.
     tenants: numeric("tenants", 2),
     objects: numeric("objects", 0),
     flood: numeric("flood", 1),
     workers: numeric("workers", 1),
+    noisy: numeric("noisy", 1),
+    noisyMs: numeric("noisy-ms", 0),
+    maxInFlightPerTenant: values.has("max-in-flight-per-tenant") ? integerFlag(values, "max-in-flight-per-tenant", 1, 1) : undefined,
     out: values.get("out"),
     kubeconfig: values.get("kubeconfig"),
   };

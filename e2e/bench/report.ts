@@ -32,6 +32,48 @@ export interface InitialSyncFigures {
   readonly heapUsedAfterBytes: number;
 }
 
+/** A side's process, from /proc: CPU time (user + system) per phase, and memory. */
+export interface ProcessFigures {
+  readonly burstCpuSeconds: number;
+  readonly floodCpuSeconds: number;
+  readonly rssAfterFloodBytes: number;
+}
+
+/** Ours also has phases the bare client has not. */
+export interface OursProcessFigures extends ProcessFigures {
+  readonly initialSyncCpuSeconds: number;
+  readonly isolationCpuSeconds: number;
+  /** The highest RSS of the whole run (VmHWM). */
+  readonly peakRssBytes: number;
+}
+
+/**
+ * A quiet tenant's updates with nobody else busy, then the same updates while
+ * a noisy tenant's widgets keep failing slowly: what one tenant costs another.
+ */
+export interface IsolationFigures {
+  readonly noisyWidgets: number;
+  readonly noisyReconcileMs: number;
+  readonly workers: number;
+  /** The cap the controller ran with (the flag, or the Controller's default). */
+  readonly maxInFlightPerTenant: number;
+  /** Update → status write of the quiet tenant's widgets, no noise. */
+  readonly idle: LatencySummary;
+  /** The same updates during the noise. */
+  readonly noisy: LatencySummary;
+  /** Noisy reconciles (all failing) per second while the noisy updates ran. */
+  readonly noisyReconcilesPerSecond: number;
+  readonly p50Ratio: number;
+  readonly p99Ratio: number;
+}
+
+/** noisy / idle that the isolation phase aims to stay within. */
+export const ISOLATION_TARGET = 2;
+
+export function isolationRatios(idle: LatencySummary, noisy: LatencySummary): { p50Ratio: number; p99Ratio: number } {
+  return { p50Ratio: noisy.p50Ms / idle.p50Ms, p99Ratio: noisy.p99Ms / idle.p99Ms };
+}
+
 export interface Ratios {
   readonly burstP50: number;
   readonly burstP99: number;
@@ -60,19 +102,23 @@ export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} M
 const ratio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a");
 const none = "-";
 
+const seconds = (value: number): string => `${value.toFixed(2)} s`;
+
 export function renderTable(
   initial: InitialSyncFigures,
-  ours: { burst: BurstFigures; flood: FloodFigures },
-  ceiling: { burst: BurstFigures; flood: FloodFigures },
+  ours: { burst: BurstFigures; flood: FloodFigures; process: OursProcessFigures },
+  ceiling: { burst: BurstFigures; flood: FloodFigures; process: ProcessFigures },
   r: Ratios,
 ): string {
+  const cpu = ours.process;
   const rows: Row[] = [
     ["figure", "ours", "ceiling", "ours/ceiling"],
     [`initial sync: ${initial.objects} objects, until source synced`, ms(initial.syncedMs), none, none],
     ["initial sync: until all reconciled", ms(initial.reconciledMs), none, none],
-    ["controller RSS before start", mib(initial.rssBeforeBytes), none, none],
-    ["controller RSS after initial sync", mib(initial.rssAfterBytes), none, none],
-    ["controller RSS delta", mib(initial.rssDeltaBytes), none, none],
+    ["controller process RSS before start", mib(initial.rssBeforeBytes), none, none],
+    ["controller process RSS after initial sync", mib(initial.rssAfterBytes), none, none],
+    ["controller process RSS delta", mib(initial.rssDeltaBytes), none, none],
+    ["controller process CPU: initial sync", seconds(cpu.initialSyncCpuSeconds), none, none],
     [`burst (${ours.burst.count}, one per tenant): latency p50`, ms(ours.burst.p50Ms), ms(ceiling.burst.p50Ms), ratio(r.burstP50)],
     ["burst: latency p99", ms(ours.burst.p99Ms), ms(ceiling.burst.p99Ms), ratio(r.burstP99)],
     ["burst: latency max", ms(ours.burst.maxMs), ms(ceiling.burst.maxMs), ratio(ours.burst.maxMs / ceiling.burst.maxMs)],
@@ -80,11 +126,33 @@ export function renderTable(
     [`flood (${ours.flood.count} in one tenant): time to drain`, ms(ours.flood.drainMs), ms(ceiling.flood.drainMs), ratio(ours.flood.drainMs / ceiling.flood.drainMs)],
     ["flood: reconciles/s", perSecond(ours.flood.reconcilesPerSecond), perSecond(ceiling.flood.reconcilesPerSecond), ratio(r.floodReconcilesPerSecond)],
     ["flood: creates/s (client side)", perSecond(ours.flood.createsPerSecond), perSecond(ceiling.flood.createsPerSecond), ratio(ours.flood.createsPerSecond / ceiling.flood.createsPerSecond)],
+    ["process CPU: burst", seconds(cpu.burstCpuSeconds), seconds(ceiling.process.burstCpuSeconds), ratio(cpu.burstCpuSeconds / ceiling.process.burstCpuSeconds)],
+    ["process CPU: flood", seconds(cpu.floodCpuSeconds), seconds(ceiling.process.floodCpuSeconds), ratio(cpu.floodCpuSeconds / ceiling.process.floodCpuSeconds)],
+    ["process RSS after flood", mib(cpu.rssAfterFloodBytes), mib(ceiling.process.rssAfterFloodBytes), ratio(cpu.rssAfterFloodBytes / ceiling.process.rssAfterFloodBytes)],
     [`quiet tenant during flood (${ours.flood.quiet.count} / ${ceiling.flood.quiet.count}): p50`, ms(ours.flood.quiet.p50Ms), ms(ceiling.flood.quiet.p50Ms), ratio(r.quietP50)],
     ["quiet tenant during flood: p99", ms(ours.flood.quiet.p99Ms), ms(ceiling.flood.quiet.p99Ms), ratio(r.quietP99)],
     ["quiet tenant during flood: max", ms(ours.flood.quiet.maxMs), ms(ceiling.flood.quiet.maxMs), ratio(ours.flood.quiet.maxMs / ceiling.flood.quiet.maxMs)],
+    ["controller process CPU: isolation phase (below)", seconds(cpu.isolationCpuSeconds), none, none],
+    ["controller process peak RSS", mib(cpu.peakRssBytes), none, none],
   ];
   return formatTable(rows);
+}
+
+export function renderIsolationTable(figures: IsolationFigures): string {
+  const { idle, noisy } = figures;
+  const rows: Row[] = [
+    ["figure", "idle", "noisy", "noisy/idle"],
+    [`quiet tenant updates (${idle.count} / ${noisy.count}): p50`, ms(idle.p50Ms), ms(noisy.p50Ms), ratio(figures.p50Ratio)],
+    ["quiet tenant updates: p99", ms(idle.p99Ms), ms(noisy.p99Ms), ratio(figures.p99Ratio)],
+    ["quiet tenant updates: max", ms(idle.maxMs), ms(noisy.maxMs), ratio(noisy.maxMs / idle.maxMs)],
+    ["noisy tenant: reconciles (all failing)", none, perSecond(figures.noisyReconcilesPerSecond), none],
+  ];
+  const met = figures.p50Ratio <= ISOLATION_TARGET && figures.p99Ratio <= ISOLATION_TARGET;
+  return (
+    `tenant isolation: ${figures.noisyWidgets} noisy widgets, each reconcile failing after ${figures.noisyReconcileMs} ms; ` +
+    `at most ${figures.maxInFlightPerTenant} of ${figures.workers} workers per tenant\n\n${formatTable(rows)}\n\n` +
+    `target: noisy/idle p50 and p99 within ${ISOLATION_TARGET}x: ${met ? "met" : "missed"}`
+  );
 }
 
 /**

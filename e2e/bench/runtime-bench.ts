@@ -4,15 +4,20 @@
  *
  * One run, one kcp: a provider workspace exports widgets, `--tenants`
  * workspaces bind it, each holding `--objects` widgets before the controller
- * starts. Then, for the WidgetController in this process: initial sync time
- * and memory, create→reconcile latency of one new widget per tenant, and a
- * flood of `--flood` widgets in one tenant while a quiet tenant creates one
- * every 200 ms. The bare client then repeats burst and flood. A table goes to
- * stdout, progress to stderr, every figure to a JSON file.
+ * starts. Each side runs in a process of its own (side-child.ts), so that it
+ * shares no event loop or sockets with this load generator, and its memory
+ * and CPU are read from /proc. For our controller:
+ * initial sync time and memory, create→reconcile latency of one new widget
+ * per tenant, a flood of `--flood` widgets in one tenant while a quiet tenant
+ * creates one every 200 ms, and tenant isolation: a quiet tenant's updates
+ * with nobody else busy, then again while a noisy tenant's `--noisy` widgets
+ * fail after `--noisy-ms` each, over and over. The bare client then repeats
+ * burst and flood. Tables go to stdout, progress to stderr, every figure to
+ * a JSON file.
  *
- * Latency is measured in this process from just before the create request to
- * the status write's answer (the controller's onReconciled, the bare
- * client's apply), so both sides pay the same client and event-loop costs.
+ * Latency runs from just before the create (or update) request here to the
+ * status write's answer, which the side stamps with an epoch time that this
+ * process puts back on its own clock; both sides pay the same costs.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -20,7 +25,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { HttpStatusError, RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger, requestKey, RuntimeMetrics } from "@edgeconnect/runtime";
+import { defaultMaxInFlightPerTenant } from "@edgeconnect/runtime";
 import {
   apiExportEndpoints,
   createWorkspace,
@@ -30,12 +35,23 @@ import {
   TestEnvironment,
   type Workspace,
 } from "@edgeconnect/testenv";
-import { WidgetController } from "../src/widget-controller.js";
 import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
-import { BareClient } from "./bare-client.js";
+import { NOISY_LABEL } from "./child-protocol.js";
 import { parseFlags, type BenchFlags } from "./flags.js";
-import { pool, Probe, retries, sleep, Tracker, withRetry } from "./measure.js";
-import { ratios, renderTable, type BurstFigures, type FloodFigures, type InitialSyncFigures } from "./report.js";
+import { pool, Probe, retries, sleep, Tracker, withRetry, type LatencySummary } from "./measure.js";
+import {
+  isolationRatios,
+  ratios,
+  renderIsolationTable,
+  renderTable,
+  type BurstFigures,
+  type FloodFigures,
+  type InitialSyncFigures,
+  type IsolationFigures,
+  type OursProcessFigures,
+  type ProcessFigures,
+} from "./report.js";
+import { SideProcess } from "./side-process.js";
 
 const WIDGETS = `${WIDGETS_PATH}/namespaces/default/widgets`;
 /** Workspace creation is kcp's slowest step; more than a few at once only queues inside kcp. */
@@ -43,6 +59,10 @@ const WORKSPACE_CONCURRENCY = 8;
 const BURST_CONCURRENCY = 16;
 const FLOOD_CONCURRENCY = 32;
 const QUIET_INTERVAL_MS = 200;
+/** The quiet tenant's widgets in the isolation phase, updated in turn: each one every second at 200 ms. */
+const ISOLATION_WIDGETS = 5;
+/** Updates per isolation measurement (idle, then noisy): 20 s each at 200 ms. */
+const ISOLATION_UPDATES = 100;
 
 const began = performance.now();
 function log(message: string): void {
@@ -50,6 +70,9 @@ function log(message: string): void {
 }
 
 type Side = "ours" | "bare";
+
+/** The tracker's key of one update: the widget's key and the color the status must show. */
+const updateKey = (key: string, color: string): string => `${key}@${color}`;
 
 /** Everything a phase needs: the tenants, where to record reconciles, who may fail. */
 class Scenario {
@@ -66,20 +89,39 @@ class Scenario {
     return ws;
   }
 
+  /** A status write of ours: it completes a create's probe, or an update's when it shows the updated color. */
+  reconciled(key: string, observed: string, at: number): void {
+    this.tracker.complete(key, at);
+    this.tracker.complete(updateKey(key, observed), at);
+  }
+
   /** Creates a widget, tracked in `probe` from just before the request. */
-  async createWidget(ws: Workspace, name: string, probe: Probe | undefined): Promise<void> {
+  async createWidget(ws: Workspace, name: string, probe: Probe | undefined, labels?: Record<string, string>): Promise<void> {
     if (probe !== undefined) this.tracker.expect(`${ws.cluster}|default/${name}`, probe);
     let attempt = 0;
     await withRetry(`create widget ${name} in ${ws.path}`, async () => {
       try {
         attempt++;
-        await ws.client.create(WIDGETS, { apiVersion: "smoke.edgeconnect.eu/v1alpha1", kind: "Widget", metadata: { name }, spec: { color: name } });
+        await ws.client.create(WIDGETS, {
+          apiVersion: "smoke.edgeconnect.eu/v1alpha1",
+          kind: "Widget",
+          metadata: { name, ...(labels ? { labels } : {}) },
+          spec: { color: name },
+        });
       } catch (err) {
         // A retry whose earlier attempt landed after all.
         if (attempt > 1 && err instanceof HttpStatusError && err.status === 409) return;
         throw err;
       }
     });
+  }
+
+  /** Sets a widget's color, tracked in `probe` until a status shows it. */
+  async updateWidget(ws: Workspace, name: string, color: string, probe: Probe): Promise<void> {
+    this.tracker.expect(updateKey(`${ws.cluster}|default/${name}`, color), probe);
+    await withRetry(`update widget ${name} in ${ws.path}`, () =>
+      ws.client.request("PATCH", `${WIDGETS}/${name}`, { body: { spec: { color } }, contentType: "application/merge-patch+json" }),
+    );
   }
 
   /** One new widget per tenant, round-robin, BURST_CONCURRENCY at a time. */
@@ -127,6 +169,67 @@ class Scenario {
       createsPerSecond: this.flags.flood / ((lastCreated - floodProbe.firstStart) / 1000),
       quiet: quietProbe.summary(),
     };
+  }
+
+  /**
+   * Tenant 1 updates its widgets, one every 200 ms; then tenant 0 gets
+   * `--noisy` widgets whose reconciles fail after `--noisy-ms`, and once
+   * they occupy the controller the same updates run again. The noisy widgets
+   * are deleted afterwards, so the bare client never sees them.
+   */
+  async isolation(child: SideProcess, maxInFlightPerTenant: number): Promise<IsolationFigures> {
+    const noisy = this.tenant(0);
+    const quiet = this.tenant(1);
+    const failed = (): Error | undefined => child.error;
+    const setup = new Probe("isolation: quiet widgets");
+    await pool(ISOLATION_WIDGETS, BURST_CONCURRENCY, (i) => this.createWidget(quiet, `iso-quiet-${i}`, setup));
+    await setup.drained(failed);
+    const idle = await this.quietUpdates(quiet, "idle", failed);
+    log(`isolation: idle updates p50 ${idle.p50Ms.toFixed(0)} ms`);
+
+    const label = { [NOISY_LABEL]: "true" };
+    await pool(this.flags.noisy, BURST_CONCURRENCY, (i) => this.createWidget(noisy, `noisy-${i}`, undefined, label));
+    const busy = Math.min(this.flags.noisy, maxInFlightPerTenant);
+    for (let started = performance.now(); (await child.stats()).noisyAttempts < busy; await sleep(50)) {
+      if (performance.now() - started > 60_000) throw new Error(`the controller did not start ${busy} noisy reconciles within 60 s`);
+    }
+    log(`isolation: ${this.flags.noisy} noisy widgets failing`);
+    const attemptsBefore = (await child.stats()).noisyAttempts;
+    const noisyStart = performance.now();
+    const underNoise = await this.quietUpdates(quiet, "noisy", failed);
+    const noisyReconcilesPerSecond = ((await child.stats()).noisyAttempts - attemptsBefore) / ((performance.now() - noisyStart) / 1000);
+    log(`isolation: noisy updates p50 ${underNoise.p50Ms.toFixed(0)} ms`);
+    // Deleted widgets reconcile as successes; once all have, kcp and the
+    // controller are quiet again for the bare client's phases.
+    const successes = (await child.stats()).reconcileResults.success ?? 0;
+    await withRetry("delete the noisy widgets", () => noisy.client.delete(WIDGETS, { query: { labelSelector: NOISY_LABEL } }));
+    for (let started = performance.now(); ((await child.stats()).reconcileResults.success ?? 0) < successes + this.flags.noisy; await sleep(50)) {
+      if (performance.now() - started > 60_000) throw new Error(`the controller did not reconcile the ${this.flags.noisy} deleted noisy widgets within 60 s`);
+    }
+    return {
+      noisyWidgets: this.flags.noisy,
+      noisyReconcileMs: this.flags.noisyMs,
+      workers: this.flags.workers,
+      maxInFlightPerTenant,
+      idle,
+      noisy: underNoise,
+      noisyReconcilesPerSecond,
+      ...isolationRatios(idle, underNoise),
+    };
+  }
+
+  /** ISOLATION_UPDATES color changes of the quiet widgets, one every 200 ms, until all are reconciled. */
+  private async quietUpdates(ws: Workspace, phase: string, failed: () => Error | undefined): Promise<LatencySummary> {
+    const probe = new Probe(`isolation: ${phase} updates`);
+    let error: Error | undefined;
+    for (let i = 0; i < ISOLATION_UPDATES; i++) {
+      this.updateWidget(ws, `iso-quiet-${i % ISOLATION_WIDGETS}`, `${phase}-${i}`, probe).catch((err: unknown) => {
+        error ??= err instanceof Error ? err : new Error(String(err));
+      });
+      await sleep(QUIET_INTERVAL_MS);
+    }
+    await probe.drained(() => failed() ?? error);
+    return probe.summary();
   }
 }
 
@@ -178,76 +281,87 @@ async function main(): Promise<void> {
     await pool(precreated, BURST_CONCURRENCY, (i) => scenario.createWidget(scenario.tenant(i), `pre-${Math.floor(i / flags.tenants)}`, undefined));
     log(`${precreated} widgets pre-created`);
 
-    // Ours: initial sync, then burst and flood.
-    const metrics = new RuntimeMetrics();
+    // Ours, in a process of its own: initial sync, burst, flood, isolation.
     const initialProbe = new Probe("initial sync");
-    const rssBefore = process.memoryUsage().rss;
+    const onReconciled = (key: string, observed: string, at: number): void => scenario.reconciled(key, observed, at);
+    let child: SideProcess | undefined = await SideProcess.spawn({
+      config: {
+        side: "ours",
+        kubeconfig,
+        provider: provider.path,
+        workers: flags.workers,
+        maxInFlightPerTenant: flags.maxInFlightPerTenant,
+        noisyReconcileMs: flags.noisyMs,
+      },
+      onReconciled,
+    });
+    cleanups.push({ what: "stop controller", run: () => child?.stop() });
+    const childFailed = (): Error | undefined => child?.error;
+    const before = child.usage();
     const t0 = performance.now();
     for (let i = 0; i < precreated; i++) {
       scenario.tracker.expect(`${scenario.tenant(i).cluster}|default/pre-${Math.floor(i / flags.tenants)}`, initialProbe, t0);
     }
-    let controller: WidgetController | undefined = new WidgetController({
-      provider: provider.client,
-      workers: flags.workers,
-      metrics,
-      // Reconcile errors are counted from the metrics and printed with the
-      // figures; their log lines (one with a stack per retry) would bury the
-      // progress. LOG_LEVEL=error shows them.
-      logger: createLogger({ level: process.env.LOG_LEVEL ?? "fatal", destination: process.stderr }),
-      onReconciled: (request) => scenario.tracker.complete(requestKey(request)),
-    });
-    cleanups.push({ what: "stop controller", run: () => controller?.stopAndWait() });
-    controller.start();
-    const source = controller.source;
-    while (!source.hasSynced) {
-      if (performance.now() - t0 > 120_000) throw new Error("controller source not synced after 120 s");
-      await sleep(10);
-    }
-    const syncedMs = performance.now() - t0;
-    await initialProbe.drained();
-    const memory = process.memoryUsage();
+    const syncedMs = (await child.start()) - t0;
+    await initialProbe.drained(childFailed);
+    const synced = child.usage();
     const initial: InitialSyncFigures = {
       objects: precreated,
       syncedMs,
       reconciledMs: precreated === 0 ? syncedMs : initialProbe.lastDone - t0,
-      rssBeforeBytes: rssBefore,
-      rssAfterBytes: memory.rss,
-      rssDeltaBytes: memory.rss - rssBefore,
-      heapUsedAfterBytes: memory.heapUsed,
+      rssBeforeBytes: before.rssBytes,
+      rssAfterBytes: synced.rssBytes,
+      rssDeltaBytes: synced.rssBytes - before.rssBytes,
+      heapUsedAfterBytes: (await child.stats()).heapUsedBytes,
     };
-    log(`ours: synced in ${syncedMs.toFixed(0)} ms, ${precreated} reconciled in ${initial.reconciledMs.toFixed(0)} ms`);
-    const noFailure = (): undefined => undefined;
-    const oursBurst = await scenario.burst("ours", noFailure);
+    log(`ours (pid ${child.pid}): synced in ${syncedMs.toFixed(0)} ms, ${precreated} reconciled in ${initial.reconciledMs.toFixed(0)} ms`);
+    const oursBurst = await scenario.burst("ours", childFailed);
+    const oursBurstDone = child.usage();
     log(`ours: burst done (p50 ${oursBurst.p50Ms.toFixed(0)} ms)`);
-    const oursFlood = await scenario.flood("ours", noFailure);
+    const oursFlood = await scenario.flood("ours", childFailed);
+    const oursFloodDone = child.usage();
     log(`ours: flood drained in ${oursFlood.drainMs.toFixed(0)} ms`);
-    const rssAfterFlood = process.memoryUsage().rss;
-    const reconcileTotals = await reconcileResults(metrics);
-    await controller.stopAndWait();
-    controller = undefined;
+    const reconcileTotals = (await child.stats()).reconcileResults;
+    const maxInFlightPerTenant = flags.maxInFlightPerTenant ?? defaultMaxInFlightPerTenant(flags.workers);
+    const isolation = await scenario.isolation(child, maxInFlightPerTenant);
+    const isolationDone = child.usage();
+    const oursProcess: OursProcessFigures = {
+      initialSyncCpuSeconds: synced.cpuSeconds - before.cpuSeconds,
+      burstCpuSeconds: oursBurstDone.cpuSeconds - synced.cpuSeconds,
+      floodCpuSeconds: oursFloodDone.cpuSeconds - oursBurstDone.cpuSeconds,
+      isolationCpuSeconds: isolationDone.cpuSeconds - oursFloodDone.cpuSeconds,
+      rssAfterFloodBytes: oursFloodDone.rssBytes,
+      peakRssBytes: isolationDone.peakRssBytes,
+    };
+    const oursPid = child.pid;
+    await child.stop();
+    child = undefined;
 
-    // Ceiling: the bare client on the same virtual workspace.
+    // Ceiling: the bare client on the same virtual workspace, in a process of its own too.
     const [endpoint] = await apiExportEndpoints(provider, WIDGET_EXPORT);
     if (endpoint === undefined) throw new Error("the export has no virtual-workspace endpoint");
-    let bare: BareClient | undefined = new BareClient({
-      endpoint: admin.withServer(endpoint),
-      workers: flags.workers,
-      onApplied: (key) => scenario.tracker.complete(key),
-      log,
-    });
+    let bare: SideProcess | undefined = await SideProcess.spawn({ config: { side: "bare", kubeconfig, endpoint, workers: flags.workers }, onReconciled });
     cleanups.push({ what: "stop bare client", run: () => bare?.stop() });
-    await bare.start();
     const bareFailed = (): Error | undefined => bare?.error;
+    await bare.start();
+    const bareStarted = bare.usage();
     const bareBurst = await scenario.burst("bare", bareFailed);
-    log(`bare: burst done (p50 ${bareBurst.p50Ms.toFixed(0)} ms)`);
+    const bareBurstDone = bare.usage();
+    log(`bare (pid ${bare.pid}): burst done (p50 ${bareBurst.p50Ms.toFixed(0)} ms)`);
     const bareFlood = await scenario.flood("bare", bareFailed);
+    const bareFloodDone = bare.usage();
     log(`bare: flood drained in ${bareFlood.drainMs.toFixed(0)} ms`);
-    const bareWatchErrors = bare.watchErrors;
+    const bareWatchErrors = (await bare.stats()).watchErrors;
+    const bareProcess: ProcessFigures = {
+      burstCpuSeconds: bareBurstDone.cpuSeconds - bareStarted.cpuSeconds,
+      floodCpuSeconds: bareFloodDone.cpuSeconds - bareBurstDone.cpuSeconds,
+      rssAfterFloodBytes: bareFloodDone.rssBytes,
+    };
     await bare.stop();
     bare = undefined;
 
-    const ours = { burst: oursBurst, flood: oursFlood };
-    const ceiling = { burst: bareBurst, flood: bareFlood };
+    const ours = { burst: oursBurst, flood: oursFlood, process: oursProcess };
+    const ceiling = { burst: bareBurst, flood: bareFlood, process: bareProcess };
     const r = ratios(ours, ceiling);
     const finishedAt = new Date();
     const result = {
@@ -255,11 +369,21 @@ async function main(): Promise<void> {
       startedAt: startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
-      parameters: { ...flags, out, kubeconfig: flags.kubeconfig !== undefined ? flags.kubeconfig : null, burstConcurrency: BURST_CONCURRENCY, floodConcurrency: FLOOD_CONCURRENCY, quietIntervalMs: QUIET_INTERVAL_MS },
+      parameters: {
+        ...flags,
+        out,
+        kubeconfig: flags.kubeconfig !== undefined ? flags.kubeconfig : null,
+        maxInFlightPerTenant,
+        burstConcurrency: BURST_CONCURRENCY,
+        floodConcurrency: FLOOD_CONCURRENCY,
+        quietIntervalMs: QUIET_INTERVAL_MS,
+        isolationWidgets: ISOLATION_WIDGETS,
+        isolationUpdates: ISOLATION_UPDATES,
+      },
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, totalMemBytes: totalmem(), node: process.version, platform: process.platform, arch: process.arch },
       kcp: { started: flags.kubeconfig === undefined, binaryVersion: kcpBinaryVersion ?? null, serverVersion, endpoint },
       setup: { workspacesMs, precreatedObjects: precreated },
-      ours: { initialSync: initial, ...ours, rssAfterFloodBytes: rssAfterFlood, reconcileResults: reconcileTotals },
+      ours: { pid: oursPid, initialSync: initial, ...ours, reconcileResults: reconcileTotals, isolation },
       ceiling: { ...ceiling, watchErrors: bareWatchErrors },
       ratios: r,
       transientRetries: retries.count,
@@ -271,7 +395,8 @@ async function main(): Promise<void> {
       `\nruntime benchmark: ${flags.tenants} tenants, ${flags.objects} objects each, flood ${flags.flood}, ${flags.workers} workers; ` +
         `kcp ${kcpBinaryVersion ?? serverVersion}; ${cpus().length} CPUs; node ${process.version}\n\n` +
         `${renderTable(initial, ours, ceiling, r)}\n\n` +
-        `ours: reconciles by result ${JSON.stringify(reconcileTotals)}, RSS after flood ${(rssAfterFlood / 2 ** 20).toFixed(1)} MiB; ` +
+        `${renderIsolationTable(isolation)}\n\n` +
+        `ours: reconciles by result after the flood ${JSON.stringify(reconcileTotals)}; ` +
         `transient retries ${retries.count}; bare watch errors ${bareWatchErrors}\nJSON: ${out}\n`,
     );
   } finally {
@@ -302,12 +427,6 @@ async function kcpVersion(admin: RestClient): Promise<string> {
     }
   }
   return `unknown (${reasons.join("; ")})`;
-}
-
-/** controller_runtime_reconcile_total by result, to tell errors and requeues from plain successes. */
-async function reconcileResults(metrics: RuntimeMetrics): Promise<Record<string, number>> {
-  const values = (await metrics.registry.getSingleMetric("controller_runtime_reconcile_total")?.get())?.values ?? [];
-  return Object.fromEntries(values.map((v) => [String(v.labels.result), v.value]));
 }
 
 main().then(

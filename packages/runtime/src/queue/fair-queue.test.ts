@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
 import { ManualClock } from "./clock.js";
-import { FairQueue } from "./fair-queue.js";
+import { defaultMaxInFlightPerTenant, FairQueue, type FairQueueOptions } from "./fair-queue.js";
 import type { QueueMetrics } from "./queue-metrics.js";
-import { ExponentialFailureRateLimiter } from "./rate-limiter.js";
+import { ExponentialFailureRateLimiter, type RateLimiter } from "./rate-limiter.js";
 
 interface Req {
   readonly tenant: string;
@@ -12,15 +12,23 @@ interface Req {
 
 const req = (tenant: string, name: string, version?: number): Req => ({ tenant, name, version });
 
-function makeQueue(clock = new ManualClock(), metrics?: QueueMetrics): FairQueue<Req> {
+function makeQueue(
+  clock = new ManualClock(),
+  metrics?: QueueMetrics,
+  options: Pick<FairQueueOptions<Req>, "maxInFlightPerTenant" | "rateLimiter"> = {},
+): FairQueue<Req> {
   return new FairQueue<Req>({
     key: (r) => `${r.tenant}/${r.name}`,
     tenant: (r) => r.tenant,
     clock,
     rateLimiter: new ExponentialFailureRateLimiter({ baseDelayMs: 100, jitter: 0 }),
     metrics,
+    ...options,
   });
 }
+
+const capped = (maxInFlightPerTenant: number, clock = new ManualClock(), metrics?: QueueMetrics): FairQueue<Req> =>
+  makeQueue(clock, metrics, { maxInFlightPerTenant });
 
 // Only for queues with items ready: a get that would wait is a test bug.
 async function takeNames(queue: FairQueue<Req>, count: number): Promise<string[]> {
@@ -328,6 +336,37 @@ describe("FairQueue", () => {
       expect(queue.length).toBe(1);
     });
 
+    it("asks the rate limiter with the item's tenant", () => {
+      const asked: [string, string][] = [];
+      const recording: RateLimiter = {
+        when: (key, tenant) => {
+          asked.push([key, tenant]);
+          return 0;
+        },
+        forget: () => undefined,
+        retries: () => 0,
+      };
+      const queue = makeQueue(new ManualClock(), undefined, { rateLimiter: recording });
+      queue.addRateLimited(req("a", "x"));
+      queue.addRateLimited(req("b", "y"));
+      expect(asked).toEqual([
+        ["a/x", "a"],
+        ["b/y", "b"],
+      ]);
+    });
+
+    it("by default, lets one tenant's many failing keys delay only that tenant's retries", () => {
+      const clock = new ManualClock();
+      const queue = new FairQueue<Req>({ key: (r) => `${r.tenant}/${r.name}`, tenant: (r) => r.tenant, clock });
+      for (let i = 0; i < 1000; i++) queue.addRateLimited(req("noisy", `k${i}`));
+      queue.addRateLimited(req("quiet", "x"));
+      clock.advance(5);
+      expect(queue.tenantDepth("quiet")).toBe(1);
+      expect(queue.tenantDepth("noisy")).toBe(100);
+      clock.advance(1000);
+      expect(queue.tenantDepth("noisy")).toBe(110);
+    });
+
     it("does nothing after shutdown, not even counting a retry", () => {
       const queue = makeQueue();
       queue.shutDown();
@@ -350,6 +389,214 @@ describe("FairQueue", () => {
       queue.addRateLimited(req("a", "y"));
       clock.advance(100);
       expect(queue.tenantDepth("a")).toBe(2);
+    });
+  });
+
+  describe("maxInFlightPerTenant", () => {
+    it("skips a tenant at its cap and keeps serving the others", async () => {
+      const queue = capped(2);
+      for (let i = 0; i < 5; i++) queue.add(req("A", `${i}`));
+      for (let i = 0; i < 2; i++) queue.add(req("B", `${i}`));
+      queue.add(req("C", "0"));
+      expect(await takeNames(queue, 5)).toEqual(["A/0", "B/0", "C/0", "A/1", "B/1"]);
+      expect(["A", "B", "C"].map((tenant) => queue.tenantInFlight(tenant))).toEqual([2, 2, 1]);
+      expect(queue.length).toBe(3);
+      expect(queue.tenantDepth("A")).toBe(3);
+      expect(queue.tenants()).toEqual([]);
+    });
+
+    it("waits while only tenants at their cap have ready items, and serves one when its item is done", async () => {
+      const queue = capped(1);
+      queue.add(req("A", "0"));
+      queue.add(req("A", "1"));
+      expect(await takeNames(queue, 1)).toEqual(["A/0"]);
+      const next = track(queue.get());
+      await flush();
+      expect(next.settled()).toBe(false);
+      queue.done(req("A", "0"));
+      await flush();
+      expect(next.value()).toEqual(req("A", "1"));
+      expect(queue.tenantInFlight("A")).toBe(1);
+    });
+
+    it("takes a tenant at its cap out of the ring and puts it back at the tail when one of its items is done", async () => {
+      const queue = capped(1);
+      for (const tenant of ["A", "B", "C"]) {
+        queue.add(req(tenant, "0"));
+        queue.add(req(tenant, "1"));
+      }
+      expect(await takeNames(queue, 1)).toEqual(["A/0"]);
+      expect(queue.tenants()).toEqual(["B", "C"]);
+      expect(await takeNames(queue, 1)).toEqual(["B/0"]);
+      queue.done(req("A", "0"));
+      expect(queue.tenants()).toEqual(["C", "A"]);
+      expect(await takeNames(queue, 2)).toEqual(["C/0", "A/1"]);
+      expect(queue.tenants()).toEqual([]);
+      expect(queue.length).toBe(2);
+    });
+
+    it("hands a second worker a quiet tenant's item at once while a slow tenant holds the first", async () => {
+      const queue = capped(1);
+      for (let i = 0; i < 1000; i++) queue.add(req("slow", `${i}`));
+      const first = await queue.get();
+      for (let i = 0; i < 3; i++) {
+        queue.add(req("quiet", `${i}`));
+        expect(await takeNames(queue, 1)).toEqual([`quiet/${i}`]);
+        queue.done(req("quiet", `${i}`));
+      }
+      expect(first).toEqual(req("slow", "0"));
+      expect(queue.tenantDepth("slow")).toBe(999);
+      expect(queue.processingCount).toBe(1);
+    });
+
+    it("serves in plain round-robin order when every item is done before the next get", async () => {
+      const queue = capped(1);
+      for (const name of ["1", "2", "3"]) queue.add(req("A", name));
+      for (const name of ["1", "2"]) queue.add(req("B", name));
+      queue.add(req("C", "1"));
+      const names: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const [name] = await takeNames(queue, 1);
+        if (name !== undefined) names.push(name);
+        const [tenant, key] = (name ?? "").split("/");
+        queue.done(req(tenant ?? "", key ?? ""));
+      }
+      expect(names).toEqual(["A/1", "B/1", "C/1", "A/2", "B/2", "A/3"]);
+    });
+
+    it("keeps a re-added key exclusive: it waits for its own done even with room under the cap", async () => {
+      const queue = capped(2);
+      queue.add(req("A", "x", 1));
+      expect(await queue.get()).toEqual(req("A", "x", 1));
+      queue.add(req("A", "x", 2));
+      const next = track(queue.get());
+      await flush();
+      expect(next.settled()).toBe(false);
+      queue.done(req("A", "x"));
+      await flush();
+      expect(next.value()).toEqual(req("A", "x", 2));
+    });
+
+    it("puts a key re-added at the cap behind its tenant's waiting items, and the tenant in the ring once", async () => {
+      const queue = capped(1);
+      queue.add(req("A", "x"));
+      queue.add(req("A", "y"));
+      expect(await takeNames(queue, 1)).toEqual(["A/x"]);
+      queue.add(req("A", "x"));
+      queue.add(req("B", "z"));
+      queue.done(req("A", "x"));
+      expect(queue.tenants()).toEqual(["B", "A"]);
+      expect(await takeNames(queue, 2)).toEqual(["B/z", "A/y"]);
+      expect(queue.tenants()).toEqual([]);
+      queue.done(req("A", "y"));
+      expect(queue.tenants()).toEqual(["A"]);
+      expect(await takeNames(queue, 1)).toEqual(["A/x"]);
+    });
+
+    it("brings a tenant whose last ready item went out back with its next add once below the cap", async () => {
+      const queue = capped(1);
+      queue.add(req("A", "0"));
+      await queue.get();
+      queue.add(req("A", "1"));
+      expect(queue.tenants()).toEqual([]);
+      queue.done(req("A", "0"));
+      expect(queue.tenants()).toEqual(["A"]);
+      queue.add(req("A", "2"));
+      expect(queue.tenants()).toEqual(["A"]);
+      expect(await takeNames(queue, 1)).toEqual(["A/1"]);
+    });
+
+    it("holds a delayed add of a tenant at its cap in its FIFO until a done, measuring the wait as queue latency", async () => {
+      const clock = new ManualClock();
+      const recorded = new RecordingMetrics();
+      const queue = capped(1, clock, recorded);
+      queue.add(req("A", "0"));
+      await queue.get();
+      queue.addAfter(req("A", "1"), 100);
+      const next = track(queue.get());
+      clock.advance(100);
+      expect(queue.tenantDepth("A")).toBe(1);
+      expect(queue.tenants()).toEqual([]);
+      clock.advance(50);
+      await flush();
+      expect(next.settled()).toBe(false);
+      queue.done(req("A", "0"));
+      await flush();
+      expect(next.value()).toEqual(req("A", "1"));
+      expect(recorded.latencies).toEqual([
+        [0, "A"],
+        [0.05, "A"],
+      ]);
+      expect(recorded.depths).toEqual([1, 0, 1, 0]);
+    });
+
+    it("leaves a getter waiting behind a capped tenant free to abort", async () => {
+      const queue = capped(1);
+      queue.add(req("A", "0"));
+      queue.add(req("A", "1"));
+      await queue.get();
+      const controller = new AbortController();
+      const aborted = queue.get(controller.signal);
+      controller.abort();
+      expect(await aborted).toBeUndefined();
+      queue.done(req("A", "0"));
+      expect(await takeNames(queue, 1)).toEqual(["A/1"]);
+    });
+
+    it("on shutdown drops a capped tenant's waiting items, and its done neither re-queues nor blocks drain", async () => {
+      const queue = capped(1);
+      queue.add(req("A", "0"));
+      queue.add(req("A", "1"));
+      await queue.get();
+      queue.add(req("A", "0"));
+      queue.shutDown();
+      const drained = track(queue.drain());
+      await flush();
+      expect(drained.settled()).toBe(false);
+      queue.done(req("A", "0"));
+      await flush();
+      expect(drained.settled()).toBe(true);
+      expect([queue.length, queue.processingCount, queue.tenantInFlight("A")]).toEqual([0, 0, 0]);
+      expect(queue.tenants()).toEqual([]);
+      expect(await queue.get()).toBeUndefined();
+    });
+
+    it("reaches a tenant below its cap in one get behind 10,000 tenants at theirs", async () => {
+      const queue = capped(1);
+      for (let i = 0; i < 10_000; i++) {
+        queue.add(req(`t${i}`, "0"));
+        queue.add(req(`t${i}`, "1"));
+      }
+      await takeNames(queue, 10_000);
+      expect(queue.tenants()).toEqual([]);
+      queue.add(req("free", "0"));
+      expect(await takeNames(queue, 1)).toEqual(["free/0"]);
+      expect(queue.length).toBe(10_000);
+    });
+
+    it("forgets a tenant's count once nothing of it is in processing, however many come and go", async () => {
+      const queue = capped(2);
+      for (let i = 0; i < 1000; i++) {
+        queue.add(req(`tenant-${i}`, "x"));
+        queue.add(req(`tenant-${i}`, "y"));
+        const items = [await queue.get(), await queue.get()];
+        expect(queue.tenantInFlight(`tenant-${i}`)).toBe(2);
+        for (const item of items) if (item !== undefined) queue.done(item);
+      }
+      expect(queue.tenantInFlight("tenant-999")).toBe(0);
+      expect([queue.length, queue.processingCount]).toEqual([0, 0]);
+    });
+
+    it("rejects a cap that is not a whole number of at least one, and takes Infinity for none", () => {
+      for (const cap of [0, -1, 1.5, Number.NaN]) expect(() => capped(cap)).toThrow(RangeError);
+      expect(() => capped(Number.POSITIVE_INFINITY)).not.toThrow();
+    });
+  });
+
+  describe("defaultMaxInFlightPerTenant", () => {
+    it("is half the workers rounded up, and one for a single worker", () => {
+      expect([1, 2, 3, 4, 8, 9, 16].map(defaultMaxInFlightPerTenant)).toEqual([1, 1, 2, 2, 4, 5, 8]);
+      expect(defaultMaxInFlightPerTenant(0)).toBe(1);
     });
   });
 
@@ -438,23 +685,39 @@ describe("FairQueue", () => {
   });
 
   describe("metrics", () => {
-    it("counts every accepted add, folded ones and delayed ones when due, and every retry", () => {
+    it("counts adds as client-go does: not those folded into a waiting key; delayed ones when due; and every retry", () => {
       const clock = new ManualClock();
       const recorded = new RecordingMetrics();
       const queue = makeQueue(clock, recorded);
       queue.add(req("a", "x"));
       queue.add(req("a", "x"));
       queue.addAfter(req("a", "y"), 10);
-      expect(recorded.adds).toBe(2);
+      expect(recorded.adds).toBe(1);
       clock.advance(10);
-      expect(recorded.adds).toBe(3);
+      expect(recorded.adds).toBe(2);
+      queue.addAfter(req("a", "y"), 10);
+      clock.advance(10);
+      expect(recorded.adds).toBe(2);
       queue.addRateLimited(req("a", "z"));
       expect(recorded.retries).toBe(1);
       clock.advance(100);
-      expect(recorded.adds).toBe(4);
+      expect(recorded.adds).toBe(3);
       queue.shutDown();
       queue.add(req("a", "w"));
-      expect(recorded.adds).toBe(4);
+      expect(recorded.adds).toBe(3);
+    });
+
+    it("counts the first add of a key in processing, which makes it dirty, but not the ones folded into it", async () => {
+      const recorded = new RecordingMetrics();
+      const queue = makeQueue(new ManualClock(), recorded);
+      queue.add(req("a", "x"));
+      await queue.get();
+      queue.add(req("a", "x"));
+      queue.add(req("a", "x"));
+      expect(recorded.adds).toBe(2);
+      queue.done(req("a", "x"));
+      expect(recorded.adds).toBe(2);
+      expect(queue.length).toBe(1);
     });
 
     it("reports the ready depth each time it changes", async () => {

@@ -2,9 +2,11 @@
  * The work queue between informers and reconcilers: client-go's workqueue
  * semantics (dedup by key, a key never processed twice at once, delayed and
  * rate-limited adds) with one FIFO per tenant served round-robin, so one
- * tenant's flood cannot starve another. Owns ordering, dedup and hand-out
- * only; it never runs work, retries on its own, or decides what a key or a
- * tenant is (the caller's `key` and `tenant` functions do).
+ * tenant's flood cannot starve another, and an optional cap on each
+ * tenant's items in processing, so one tenant's slow work cannot occupy
+ * every worker. Owns ordering, dedup and hand-out only; it never runs work,
+ * retries on its own, or decides what a key or a tenant is (the caller's
+ * `key` and `tenant` functions do).
  */
 import { realClock, type Clock } from "./clock.js";
 import { Delaying } from "./delaying.js";
@@ -21,14 +23,36 @@ export interface FairQueueOptions<T> {
   readonly key: (item: T) => string;
   /** The tenant an item is scheduled under. No default. */
   readonly tenant: (item: T) => string;
-  /** Delays of `addRateLimited`. Default `defaultControllerRateLimiter()` on this queue's clock. */
+  /**
+   * Delays of `addRateLimited`, asked with each key and its tenant. Default
+   * `defaultControllerRateLimiter()` on this queue's clock: controller-runtime's
+   * per-key backoff and its 10 qps, burst 100 token bucket, one bucket per
+   * tenant.
+   */
   readonly rateLimiter?: RateLimiter<string>;
+  /**
+   * Most items of one tenant in processing at once. A tenant at its cap
+   * waits out of the round-robin until one of its items is `done`, so its
+   * other items neither take a worker nor hold up other tenants. Default: no
+   * cap (the Controller sets one, see `defaultMaxInFlightPerTenant`).
+   */
+  readonly maxInFlightPerTenant?: number;
   /** Default `realClock`. */
   readonly clock?: Clock;
   /** Default `NO_QUEUE_METRICS`. */
   readonly metrics?: QueueMetrics;
   /** For logs and metrics of the caller. Default "queue". */
   readonly name?: string;
+}
+
+/**
+ * The Controller's cap for `workers` workers: half of them, rounded up.
+ * With two or more workers a tenant whose reconciles hang leaves at least
+ * half of them to everyone else, and a tenant alone with a backlog still
+ * gets half the throughput. For one worker the cap is one: no cap at all.
+ */
+export function defaultMaxInFlightPerTenant(workers: number): number {
+  return Math.max(1, Math.ceil(workers / 2));
 }
 
 /** One key's pending work, from its add until it is handed out. */
@@ -39,6 +63,12 @@ interface Pending<T> {
   readyAt: number;
 }
 
+/** One key's work while a worker has it. */
+interface InFlight {
+  readonly tenant: string;
+  readonly startedAt: number;
+}
+
 export class FairQueue<T> {
   readonly name: string;
 
@@ -47,13 +77,17 @@ export class FairQueue<T> {
   private readonly rateLimiter: RateLimiter<string>;
   private readonly clock: Clock;
   private readonly metrics: QueueMetrics;
+  private readonly maxInFlightPerTenant: number;
 
   // Keys added and not yet handed out: queued in a tenant FIFO, or parked
   // behind their own processing until `done`.
   private readonly dirty = new Map<string, Pending<T>>();
-  // Key -> when it was handed out.
-  private readonly processing = new Map<string, number>();
-  // Only tenants with ready items have a FIFO here and a place in the ring.
+  private readonly processing = new Map<string, InFlight>();
+  // Tenant -> its items in processing; tenants with none are absent.
+  private readonly inFlight = new Map<string, number>();
+  // Only tenants with ready items have a FIFO here. The ring holds those of
+  // them below their cap, each once: a tenant leaves it when it runs out of
+  // items or reaches its cap, and comes back on an add or a `done`.
   private readonly byTenant = new Map<string, Fifo<Pending<T>>>();
   private readonly ring = new Fifo<string>();
   private ready = 0;
@@ -69,10 +103,18 @@ export class FairQueue<T> {
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: this.clock });
     this.metrics = options.metrics ?? NO_QUEUE_METRICS;
     this.name = options.name ?? "queue";
+    this.maxInFlightPerTenant = options.maxInFlightPerTenant ?? Number.POSITIVE_INFINITY;
+    const cap = this.maxInFlightPerTenant;
+    if (!(cap >= 1 && (Number.isInteger(cap) || cap === Number.POSITIVE_INFINITY))) {
+      throw new RangeError(`maxInFlightPerTenant must be an integer >= 1, got ${cap}`);
+    }
     this.delayed = new Delaying<T>(this.clock, (item, dueAt) => this.insert(item, dueAt));
   }
 
-  /** Items ready to be handed out (not processing, not delayed). */
+  /**
+   * Items ready to be handed out (not processing, not delayed), those of
+   * tenants at their cap included.
+   */
   get length(): number {
     return this.ready;
   }
@@ -90,7 +132,15 @@ export class FairQueue<T> {
     return this.byTenant.get(tenant)?.length ?? 0;
   }
 
-  /** Tenants with ready items, in the order they will next be served. */
+  /** Items of one tenant in processing. */
+  tenantInFlight(tenant: string): number {
+    return this.inFlight.get(tenant) ?? 0;
+  }
+
+  /**
+   * Tenants with ready items, in the order they will next be served; those
+   * at their cap are left out until one of their items is `done`.
+   */
   tenants(): string[] {
     return [...this.ring];
   }
@@ -122,7 +172,7 @@ export class FairQueue<T> {
   addRateLimited(item: T): void {
     if (this.stopped) return;
     this.metrics.retry();
-    this.addAfter(item, this.rateLimiter.when(this.keyOf(item)));
+    this.addAfter(item, this.rateLimiter.when(this.keyOf(item), this.tenantOf(item)));
   }
 
   /** Resets the backoff of `item`'s key; call it when the key succeeded. */
@@ -149,16 +199,25 @@ export class FairQueue<T> {
 
   /**
    * Ends processing of `item`'s key; if it was added meanwhile, it becomes
-   * ready again now. A key not processing is ignored, so a worker's cleanup
-   * may call this twice.
+   * ready again now, behind its tenant's waiting items. A tenant that was
+   * at its cap is served again. A key not processing is ignored, so a
+   * worker's cleanup may call this twice.
    */
   done(item: T): void {
     const key = this.keyOf(item);
-    const startedAt = this.processing.get(key);
-    if (startedAt === undefined) return;
+    const inFlight = this.processing.get(key);
+    if (inFlight === undefined) return;
     this.processing.delete(key);
     const now = this.clock.now();
-    this.metrics.workDuration((now - startedAt) / 1000);
+    this.metrics.workDuration((now - inFlight.startedAt) / 1000);
+    const { tenant } = inFlight;
+    const count = this.tenantInFlight(tenant) - 1;
+    if (count === 0) this.inFlight.delete(tenant);
+    else this.inFlight.set(tenant, count);
+    if (count + 1 === this.maxInFlightPerTenant && this.byTenant.has(tenant)) {
+      this.ring.push(tenant);
+      this.serveWaiters();
+    }
     const parked = this.dirty.get(key);
     if (parked !== undefined) {
       parked.readyAt = now;
@@ -195,13 +254,15 @@ export class FairQueue<T> {
 
   private insert(item: T, readyAt: number): void {
     if (this.stopped) return;
-    this.metrics.add();
     const key = this.keyOf(item);
     const existing = this.dirty.get(key);
     if (existing !== undefined) {
       existing.item = item;
       return;
     }
+    // Counted only past the fold, as client-go counts workqueue_adds_total:
+    // an add of a key already waiting is no new work.
+    this.metrics.add();
     const pending: Pending<T> = { key, tenant: this.tenantOf(item), item, readyAt };
     this.dirty.set(key, pending);
     if (!this.processing.has(key)) this.enqueue(pending);
@@ -212,13 +273,17 @@ export class FairQueue<T> {
     if (fifo === undefined) {
       fifo = new Fifo<Pending<T>>();
       this.byTenant.set(pending.tenant, fifo);
-      this.ring.push(pending.tenant);
+      if (this.tenantInFlight(pending.tenant) < this.maxInFlightPerTenant) this.ring.push(pending.tenant);
     }
     fifo.push(pending);
     this.ready++;
     this.metrics.depth(this.ready);
-    // Waiters exist only while nothing is ready, so the item they get is
-    // the one the round-robin would pick anyway.
+    this.serveWaiters();
+  }
+
+  // Waiters exist only while the ring is empty, so the item they get is the
+  // one the round-robin would pick anyway.
+  private serveWaiters(): void {
     while (this.waiters.size > 0) {
       const next = this.takeNext();
       if (next === undefined) return;
@@ -227,19 +292,22 @@ export class FairQueue<T> {
   }
 
   // One item from the tenant at the head of the ring, which then goes to the
-  // tail if it has more: each tenant gets one turn per round.
+  // tail if it has more and is below its cap: each tenant gets one turn per
+  // round.
   private takeNext(): Pending<T> | undefined {
     const tenant = this.ring.shift();
     if (tenant === undefined) return undefined;
     const fifo = this.byTenant.get(tenant);
     const next = fifo?.shift();
     if (fifo === undefined || next === undefined) return undefined;
+    const inFlight = this.tenantInFlight(tenant) + 1;
+    this.inFlight.set(tenant, inFlight);
     if (fifo.length === 0) this.byTenant.delete(tenant);
-    else this.ring.push(tenant);
+    else if (inFlight < this.maxInFlightPerTenant) this.ring.push(tenant);
     this.ready--;
     this.dirty.delete(next.key);
     const now = this.clock.now();
-    this.processing.set(next.key, now);
+    this.processing.set(next.key, { tenant, startedAt: now });
     this.metrics.depth(this.ready);
     this.metrics.queueLatency((now - next.readyAt) / 1000, tenant);
     return next;

@@ -5,7 +5,11 @@
  * through `tenant*` hooks so that label cardinality stays bounded there.
  */
 export interface QueueMetrics {
-  /** An item was added (deduplicated adds count too, as in client-go). */
+  /**
+   * A key was added that was not already waiting: one in processing counts,
+   * an add folded into a waiting key does not (client-go's
+   * workqueue_adds_total). A delayed add counts when it falls due.
+   */
   add(): void;
   /** Items waiting now (not counting those being processed or delayed). */
   depth(items: number): void;

@@ -4,14 +4,16 @@ import {
   defaultControllerRateLimiter,
   ExponentialFailureRateLimiter,
   MaxOfRateLimiter,
+  reserveToken,
+  TenantTokenBucketRateLimiter,
   TokenBucketRateLimiter,
   type RateLimiter,
 } from "./rate-limiter.js";
 
 const noJitter = { jitter: 0 } as const;
 
-function delays(limiter: RateLimiter, key: string, count: number): number[] {
-  return Array.from({ length: count }, () => limiter.when(key));
+function delays(limiter: RateLimiter, key: string, count: number, tenant = "t"): number[] {
+  return Array.from({ length: count }, () => limiter.when(key, tenant));
 }
 
 describe("ExponentialFailureRateLimiter", () => {
@@ -111,6 +113,109 @@ describe("TokenBucketRateLimiter", () => {
   });
 });
 
+describe("reserveToken", () => {
+  it("is free while the bucket is at most burst tokens short, then costs 1/qps per token of debt", () => {
+    let fullAt = 0;
+    const waits: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const reservation = reserveToken(fullAt, 0, 10, 3);
+      fullAt = reservation.fullAt;
+      waits.push(reservation.delayMs);
+    }
+    expect(waits).toEqual([0, 0, 0, 100, 200]);
+    expect(fullAt).toBe(500);
+  });
+
+  it("treats a refill time in the past as a full bucket, never as saved-up tokens", () => {
+    expect(reserveToken(0, 60_000, 10, 3)).toEqual({ fullAt: 60_100, delayMs: 0 });
+    expect(reserveToken(Number.NEGATIVE_INFINITY, 5, 10, 1)).toEqual({ fullAt: 105, delayMs: 0 });
+  });
+
+  it("lets time pay off debt before the next reservation", () => {
+    expect(reserveToken(1000, 700, 10, 3)).toEqual({ fullAt: 1100, delayMs: 100 });
+    expect(reserveToken(1000, 800, 10, 3)).toEqual({ fullAt: 1100, delayMs: 0 });
+  });
+});
+
+describe("TenantTokenBucketRateLimiter", () => {
+  describe("when", () => {
+    it("gives each tenant a bucket of its own, shared by that tenant's keys", () => {
+      const limiter = new TenantTokenBucketRateLimiter({ qps: 10, burst: 3, clock: new ManualClock() });
+      expect([0, 1, 2, 3, 4].map((i) => limiter.when(`noisy-${i}`, "noisy"))).toEqual([0, 0, 0, 100, 200]);
+      expect([0, 1, 2, 3].map((i) => limiter.when(`quiet-${i}`, "quiet"))).toEqual([0, 0, 0, 100]);
+      expect(limiter.when("noisy-5", "noisy")).toBe(300);
+    });
+
+    it("refills each bucket at qps, as the overall bucket does", () => {
+      const clock = new ManualClock();
+      const perTenant = new TenantTokenBucketRateLimiter({ qps: 10, burst: 3, clock });
+      const overall = new TokenBucketRateLimiter({ qps: 10, burst: 3, clock });
+      const both = (): number[] => [perTenant.when("a", "t"), overall.when("a")];
+      const seen: number[][] = [];
+      for (const step of [0, 0, 0, 0, 0, 200, 50, 1000, 0, 0, 0]) {
+        clock.advance(step);
+        seen.push(both());
+      }
+      expect(seen.map(([tenant]) => tenant)).toEqual([0, 0, 0, 100, 200, 100, 150, 0, 0, 0, 100]);
+      expect(seen.map(([, shared]) => shared)).toEqual(seen.map(([tenant]) => tenant));
+    });
+  });
+
+  describe("tenants", () => {
+    it("holds a bucket only until it has refilled, however many tenants retried", () => {
+      const clock = new ManualClock();
+      const limiter = new TenantTokenBucketRateLimiter({ qps: 10, burst: 100, clock });
+      for (let i = 0; i < 10_000; i++) limiter.when("k", `tenant-${i}`);
+      expect(limiter.tenants).toBe(10_000);
+      clock.advance(99);
+      expect(limiter.tenants).toBe(10_000);
+      clock.advance(1);
+      expect(limiter.tenants).toBe(0);
+    });
+
+    it("keeps a bucket that is still short, dropping the refilled ones around it", () => {
+      const clock = new ManualClock();
+      const limiter = new TenantTokenBucketRateLimiter({ qps: 10, burst: 2, clock });
+      limiter.when("k", "a");
+      delays(limiter, "k", 4, "busy");
+      limiter.when("k", "b");
+      clock.advance(100);
+      expect(limiter.tenants).toBe(1);
+      clock.advance(299);
+      expect(limiter.tenants).toBe(1);
+      expect(limiter.when("k", "busy")).toBe(0);
+      clock.advance(101);
+      expect(limiter.tenants).toBe(0);
+    });
+
+    it("after a refill, answers as a limiter that never saw the tenant", () => {
+      const clock = new ManualClock();
+      const limiter = new TenantTokenBucketRateLimiter({ qps: 10, burst: 3, clock });
+      delays(limiter, "k", 8, "a");
+      clock.advance(800);
+      expect(delays(limiter, "k", 5, "a")).toEqual(delays(new TenantTokenBucketRateLimiter({ qps: 10, burst: 3, clock }), "k", 5, "a"));
+    });
+  });
+
+  describe("forget and retries", () => {
+    it("keep no per-key history: the budget belongs to the tenant", () => {
+      const limiter = new TenantTokenBucketRateLimiter({ qps: 1, burst: 1, clock: new ManualClock() });
+      expect(limiter.when("a", "t")).toBe(0);
+      limiter.forget("a");
+      expect(limiter.retries("a")).toBe(0);
+      expect(limiter.when("a", "t")).toBe(1000);
+    });
+  });
+
+  describe("constructor", () => {
+    it("rejects a rate or burst that could never let anything through", () => {
+      expect(() => new TenantTokenBucketRateLimiter({ qps: 0 })).toThrow(RangeError);
+      expect(() => new TenantTokenBucketRateLimiter({ qps: Number.NaN })).toThrow(RangeError);
+      expect(() => new TenantTokenBucketRateLimiter({ burst: 0.5 })).toThrow(RangeError);
+    });
+  });
+});
+
 describe("MaxOfRateLimiter", () => {
   it("returns the longest delay while every limiter records the retry", () => {
     const clock = new ManualClock();
@@ -139,16 +244,26 @@ describe("defaultControllerRateLimiter", () => {
     const limiter = defaultControllerRateLimiter({ clock: new ManualClock(), random: () => 0 });
     expect(delays(limiter, "a", 4)).toEqual([5, 10, 20, 40]);
     delays(limiter, "b", 40);
-    expect(limiter.when("b")).toBe(1_000_000);
+    expect(limiter.when("b", "t")).toBe(1_000_000);
     limiter.forget("a");
-    expect(limiter.when("a")).toBe(5);
+    expect(limiter.when("a", "t")).toBe(5);
   });
 
-  it("lets 100 retries through in a burst, then 10 per second", () => {
+  it("lets 100 retries of a tenant through in a burst, then 10 per second", () => {
     const limiter = defaultControllerRateLimiter({ clock: new ManualClock(), random: () => 0 });
-    const first = Array.from({ length: 100 }, (_, i) => limiter.when(`k${i}`));
+    const first = Array.from({ length: 100 }, (_, i) => limiter.when(`k${i}`, "t"));
     expect(Math.max(...first)).toBe(5);
-    expect(limiter.when("k100")).toBe(100);
-    expect(limiter.when("k101")).toBe(200);
+    expect(limiter.when("k100", "t")).toBe(100);
+    expect(limiter.when("k101", "t")).toBe(200);
+  });
+
+  it("gives every tenant that budget of its own, whatever another tenant's keys spent", () => {
+    const clock = new ManualClock();
+    const limiter = defaultControllerRateLimiter({ clock, random: () => 0 });
+    for (let i = 0; i < 1000; i++) limiter.when(`noisy-${i}`, "noisy");
+    expect(limiter.when("noisy-1000", "noisy")).toBe(90_100);
+    const quiet = Array.from({ length: 100 }, (_, i) => limiter.when(`quiet-${i}`, "quiet"));
+    expect(Math.max(...quiet)).toBe(5);
+    expect(limiter.when("quiet-100", "quiet")).toBe(100);
   });
 });

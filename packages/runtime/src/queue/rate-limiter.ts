@@ -1,14 +1,20 @@
 /**
  * How long a failed key waits before its retry: per-key exponential backoff,
- * an overall token bucket, and their maximum, with controller-runtime's
- * defaults. Owns only the arithmetic of delays; it never sets timers or
- * touches a queue, which turns these delays into delayed adds.
+ * token buckets (one overall, or one per tenant), and their maximum, with
+ * controller-runtime's defaults. Owns only the arithmetic of delays; it never
+ * sets timers or touches a queue, which turns these delays into delayed adds.
  */
 import { realClock, type Clock } from "./clock.js";
+import { TimerHeap } from "./timer-heap.js";
 
 export interface RateLimiter<K = string> {
-  /** Records one more retry of `key` and returns how many ms it should wait. */
-  when(key: K): number;
+  /**
+   * Records one more retry of `key`, which belongs to `tenant`, and returns
+   * how many ms it should wait. The caller names the tenant because it
+   * already knows it (the queue schedules by tenant); limiters with no
+   * per-tenant budget ignore it.
+   */
+  when(key: K, tenant: string): number;
   /** Clears `key`'s history: it succeeded, or it is gone. */
   forget(key: K): void;
   /** Retries recorded for `key` since it was last forgotten. */
@@ -78,36 +84,50 @@ export interface TokenBucketOptions {
   readonly clock?: Clock;
 }
 
+/** A token bucket after one reservation: when it is full again, and the wait for the token. */
+export interface Reservation {
+  readonly fullAt: number;
+  readonly delayMs: number;
+}
+
 /**
- * One bucket for all keys, limiting the overall retry rate. Each `when`
- * reserves a token, going into debt if none is left, and returns the wait
- * until that token exists, as golang.org/x/time/rate's Reserve does. Debt is
- * what makes back-to-back callers queue up at 1/qps apart instead of all
- * being told the same delay.
+ * Reserves one token of a bucket whose whole state is the time it is full
+ * again (`fullAt`, at or before `now` for a full bucket): each token pushes
+ * that time 1/qps later, and a token is free while the bucket is at most
+ * `burst` tokens short. This is golang.org/x/time/rate's Reserve (debt
+ * included, so back-to-back callers queue up 1/qps apart instead of all
+ * being told the same delay) in the form of the generic cell rate algorithm,
+ * where a full bucket and a forgotten one are the same number.
  */
+export function reserveToken(fullAt: number, now: number, qps: number, burst: number): Reservation {
+  const next = Math.max(fullAt, now) + 1000 / qps;
+  return { fullAt: next, delayMs: Math.max(0, next - now - (burst * 1000) / qps) };
+}
+
+function validateBucket(qps: number, burst: number): void {
+  if (!(qps > 0 && Number.isFinite(qps))) throw new RangeError(`qps must be a positive finite number, got ${qps}`);
+  if (!(burst >= 1)) throw new RangeError(`burst must be >= 1, got ${burst}`);
+}
+
+/** One bucket for all keys and tenants, limiting the overall retry rate (see `reserveToken`). */
 export class TokenBucketRateLimiter<K = string> implements RateLimiter<K> {
   private readonly qps: number;
   private readonly burst: number;
   private readonly clock: Clock;
-  private tokens: number;
-  private last: number;
+  private fullAt: number;
 
   constructor(options: TokenBucketOptions = {}) {
     this.qps = options.qps ?? 10;
     this.burst = options.burst ?? 100;
     this.clock = options.clock ?? realClock;
-    if (!(this.qps > 0 && Number.isFinite(this.qps))) throw new RangeError(`qps must be a positive finite number, got ${this.qps}`);
-    if (!(this.burst >= 1)) throw new RangeError(`burst must be >= 1, got ${this.burst}`);
-    this.tokens = this.burst;
-    this.last = this.clock.now();
+    validateBucket(this.qps, this.burst);
+    this.fullAt = this.clock.now();
   }
 
   when(_key: K): number {
-    const now = this.clock.now();
-    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.last) * this.qps) / 1000);
-    this.last = now;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
+    const reservation = reserveToken(this.fullAt, this.clock.now(), this.qps, this.burst);
+    this.fullAt = reservation.fullAt;
+    return reservation.delayMs;
   }
 
   // The bucket is shared by all keys: there is no per-key history to forget.
@@ -115,6 +135,56 @@ export class TokenBucketRateLimiter<K = string> implements RateLimiter<K> {
 
   retries(_key: K): number {
     return 0;
+  }
+}
+
+/**
+ * A token bucket per tenant: one tenant's failing keys spend only its own
+ * retry budget, so they cannot delay the retries of another tenant.
+ *
+ * Memory follows the tenants that retried lately, not all that ever did:
+ * a bucket that has refilled is the same as no bucket, so each call drops
+ * the refilled ones, earliest first, from a heap by refill time. A bucket
+ * lives 1/qps per token it is short after its tenant's last retry (at most
+ * 10 s at the defaults, plus any debt), and a call costs O(log tenants).
+ */
+export class TenantTokenBucketRateLimiter<K = string> implements RateLimiter<K> {
+  private readonly qps: number;
+  private readonly burst: number;
+  private readonly clock: Clock;
+  // Tenant -> when its bucket is full again; only buckets not yet full.
+  private readonly buckets = new TimerHeap<undefined>();
+
+  constructor(options: TokenBucketOptions = {}) {
+    this.qps = options.qps ?? 10;
+    this.burst = options.burst ?? 100;
+    this.clock = options.clock ?? realClock;
+    validateBucket(this.qps, this.burst);
+  }
+
+  /** Tenants whose bucket has not refilled yet: what this limiter holds in memory. */
+  get tenants(): number {
+    this.evictFull(this.clock.now());
+    return this.buckets.size;
+  }
+
+  when(_key: K, tenant: string): number {
+    const now = this.clock.now();
+    this.evictFull(now);
+    const reservation = reserveToken(this.buckets.dueAt(tenant) ?? now, now, this.qps, this.burst);
+    this.buckets.reschedule(tenant, undefined, reservation.fullAt);
+    return reservation.delayMs;
+  }
+
+  // Budgets belong to tenants: there is no per-key history to forget.
+  forget(_key: K): void {}
+
+  retries(_key: K): number {
+    return 0;
+  }
+
+  private evictFull(now: number): void {
+    for (let top = this.buckets.peek(); top !== undefined && top.dueAt <= now; top = this.buckets.peek()) this.buckets.pop();
   }
 }
 
@@ -126,9 +196,9 @@ export class MaxOfRateLimiter<K = string> implements RateLimiter<K> {
     this.limiters = [first, ...rest];
   }
 
-  when(key: K): number {
+  when(key: K, tenant: string): number {
     // Every limiter must see every retry, so no short-circuit here.
-    return Math.max(...this.limiters.map((limiter) => limiter.when(key)));
+    return Math.max(...this.limiters.map((limiter) => limiter.when(key, tenant)));
   }
 
   forget(key: K): void {
@@ -141,20 +211,24 @@ export class MaxOfRateLimiter<K = string> implements RateLimiter<K> {
 }
 
 export interface DefaultControllerRateLimiterOptions {
-  /** Clock of the token bucket. Default `realClock`. */
+  /** Clock of the token buckets. Default `realClock`. */
   readonly clock?: Clock;
   /** Source of the backoff jitter. Default `Math.random`. */
   readonly random?: () => number;
 }
 
 /**
- * controller-runtime's default: per-key backoff from 5 ms to 1000 s, and at
- * most 10 retries per second overall with bursts of 100. The backoff carries
- * this package's default jitter, which controller-runtime's has not.
+ * controller-runtime's default, with its bucket per tenant: per-key backoff
+ * from 5 ms to 1000 s, and at most 10 retries per second with bursts of 100
+ * for each tenant, where controller-runtime allows that for all keys
+ * together. One shared bucket lets a tenant with many failing keys spend
+ * every other tenant's retries; per tenant, each gets controller-runtime's
+ * whole budget. The backoff carries this package's default jitter, which
+ * controller-runtime's has not.
  */
 export function defaultControllerRateLimiter<K = string>(options: DefaultControllerRateLimiterOptions = {}): RateLimiter<K> {
   return new MaxOfRateLimiter<K>(
     new ExponentialFailureRateLimiter<K>({ baseDelayMs: 5, maxDelayMs: 1_000_000, random: options.random }),
-    new TokenBucketRateLimiter<K>({ qps: 10, burst: 100, clock: options.clock }),
+    new TenantTokenBucketRateLimiter<K>({ qps: 10, burst: 100, clock: options.clock }),
   );
 }

@@ -50,6 +50,14 @@ describe("TimerHeap", () => {
       ]);
     });
 
+    it("reports a key's due time while it is scheduled", () => {
+      const heap = new TimerHeap<string>();
+      heap.schedule("a", "a1", 50);
+      expect([heap.dueAt("a"), heap.dueAt("b")]).toEqual([50, undefined]);
+      heap.pop();
+      expect(heap.dueAt("a")).toBeUndefined();
+    });
+
     it("accepts a key again after it was popped or cleared", () => {
       const heap = new TimerHeap<number>();
       heap.schedule("a", 1, 10);
@@ -59,6 +67,35 @@ describe("TimerHeap", () => {
       heap.clear();
       heap.schedule("a", 3, 500);
       expect(drain(heap)).toEqual([{ key: "a", value: 3, dueAt: 500 }]);
+    });
+  });
+
+  describe("reschedule", () => {
+    it("moves a key to exactly the new time, later as well as earlier, keeping the order of the rest", () => {
+      const heap = new TimerHeap<number>();
+      const next = sequence(7);
+      const due = new Map<string, number>();
+      for (let i = 0; i < 300; i++) {
+        const key = `k${i % 60}`;
+        const dueAt = next() % 1000;
+        heap.reschedule(key, i, dueAt);
+        due.set(key, dueAt);
+      }
+      expect(heap.size).toBe(60);
+      const popped = drain(heap);
+      expect(popped.map((entry) => entry.dueAt)).toEqual([...due.values()].sort((a, b) => a - b));
+      expect(popped.every((entry) => due.get(entry.key) === entry.dueAt)).toBe(true);
+    });
+
+    it("schedules a key that is not there yet", () => {
+      const heap = new TimerHeap<string>();
+      heap.reschedule("a", "a1", 20);
+      heap.schedule("b", "b1", 10);
+      heap.reschedule("b", "b2", 30);
+      expect(drain(heap)).toEqual([
+        { key: "a", value: "a1", dueAt: 20 },
+        { key: "b", value: "b2", dueAt: 30 },
+      ]);
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * A binary min-heap of values by due time, at most one entry per key, so
  * that the earliest of many delayed items is found in O(1), and one is
- * added, moved earlier or taken off the top in O(log n). Owns ordering only:
+ * added, moved or taken off the top in O(log n). Owns ordering only:
  * it never reads a clock or sets a timer.
  */
 
@@ -50,6 +50,29 @@ export class TimerHeap<V> {
     this.entries.push(entry);
     this.byKey.set(key, entry);
     this.up(entry.index);
+  }
+
+  /**
+   * Schedules `key` at exactly `dueAt`, later or earlier than before, for
+   * entries whose time only ever moves by the owner's own arithmetic (a
+   * token bucket's refill time) rather than by competing delays.
+   */
+  reschedule(key: string, value: V, dueAt: number): void {
+    const existing = this.byKey.get(key);
+    if (existing === undefined) {
+      this.schedule(key, value, dueAt);
+      return;
+    }
+    existing.value = value;
+    existing.dueAt = dueAt;
+    existing.order = this.nextOrder++;
+    this.up(existing.index);
+    this.down(existing.index);
+  }
+
+  /** When `key` is due; `undefined` while it is not scheduled. */
+  dueAt(key: string): number | undefined {
+    return this.byKey.get(key)?.dueAt;
   }
 
   /** The entry due first, left in place. */

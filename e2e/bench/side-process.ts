@@ -1,0 +1,119 @@
+/**
+ * The benchmark's handle on a side under test (side-child.ts) in its own
+ * Node process: starts it with its configuration, forwards its status writes
+ * with their times on this process's clock, asks it for its figures, reads
+ * its memory and CPU from /proc, and stops it. A child that dies early is an
+ * `error`, so the run fails instead of waiting for reconciles that will
+ * never come.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { CHILD_CONFIG_ENV, fromEpoch, type ChildConfig, type ChildMessage, type ChildStats, type ParentMessage } from "./child-protocol.js";
+import { sleep } from "./measure.js";
+import { processUsage, type ProcessUsage } from "./proc-stats.js";
+
+const CHILD = fileURLToPath(new URL("./side-child.js", import.meta.url));
+/** How long a stopped child may take to exit before it is killed. */
+const EXIT_GRACE_MS = 30_000;
+
+export interface SideProcessOptions {
+  readonly config: ChildConfig;
+  /** Each status write: `cluster|namespace/name`, the color written, and when (this process's `performance.now()`). */
+  readonly onReconciled: (key: string, observed: string, at: number) => void;
+}
+
+export class SideProcess {
+  private failure: Error | undefined;
+  private stopping = false;
+  // Who waits for the next message of each type, oldest first.
+  private readonly waiting = new Map<ChildMessage["type"], ((message: ChildMessage) => void)[]>();
+  private readonly exited: Promise<unknown>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly options: SideProcessOptions,
+  ) {
+    this.exited = once(child, "exit");
+    child.on("message", (message: ChildMessage) => this.receive(message));
+    child.on("exit", (code, signal) => {
+      if (!this.stopping) this.failure ??= new Error(`the benchmark side ${options.config.side} (pid ${child.pid}) exited early: ${signal ?? `code ${code}`}`);
+    });
+  }
+
+  /** Forks the child and resolves once it has loaded, before it watches anything. */
+  static async spawn(options: SideProcessOptions): Promise<SideProcess> {
+    const child = fork(CHILD, [], {
+      env: { ...process.env, [CHILD_CONFIG_ENV]: JSON.stringify(options.config) },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const handle = new SideProcess(child, options);
+    await handle.next("ready");
+    return handle;
+  }
+
+  get pid(): number {
+    const { pid } = this.child;
+    if (pid === undefined) throw new Error("the benchmark side has no pid");
+    return pid;
+  }
+
+  /** Why the child is gone, if it went before `stop`. */
+  get error(): Error | undefined {
+    return this.failure;
+  }
+
+  usage(): ProcessUsage {
+    return processUsage(this.pid);
+  }
+
+  /** Starts the side; resolves with the time it watched everything (ours: its source had synced). */
+  async start(): Promise<number> {
+    const synced = this.next("synced");
+    this.send({ type: "start" });
+    return fromEpoch((await synced).at);
+  }
+
+  async stats(): Promise<ChildStats> {
+    const reply = this.next("stats");
+    this.send({ type: "stats" });
+    const { heapUsedBytes, reconcileResults, noisyAttempts, watchErrors } = await reply;
+    return { heapUsedBytes, reconcileResults, noisyAttempts, watchErrors };
+  }
+
+  /** Stops the side (ours: reconciles in flight see their signal abort) and waits for the process to exit. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    if (this.child.connected) this.send({ type: "stop" });
+    const exited = await Promise.race([this.exited.then(() => true), sleep(EXIT_GRACE_MS).then(() => false)]);
+    if (!exited) {
+      this.child.kill("SIGKILL");
+      await this.exited;
+      throw new Error(`the benchmark side did not exit within ${EXIT_GRACE_MS / 1000} s of stop; killed`);
+    }
+  }
+
+  private send(message: ParentMessage): void {
+    this.child.send(message);
+  }
+
+  private next<K extends ChildMessage["type"]>(type: K): Promise<Extract<ChildMessage, { type: K }>> {
+    return new Promise((resolve, reject) => {
+      const list = this.waiting.get(type) ?? [];
+      this.waiting.set(type, list);
+      // Messages are routed by their type, so this one is of type K.
+      list.push((message) => resolve(message as Extract<ChildMessage, { type: K }>));
+      void this.exited.then(() => reject(this.failure ?? new Error(`the benchmark side exited before "${type}"`)));
+    });
+  }
+
+  private receive(message: ChildMessage): void {
+    if (message.type === "reconciled") {
+      for (const [key, observed, at] of message.batch) this.options.onReconciled(key, observed, fromEpoch(at));
+      return;
+    }
+    this.waiting.get(message.type)?.shift()?.(message);
+  }
+}
