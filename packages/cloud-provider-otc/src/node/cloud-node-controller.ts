@@ -11,7 +11,16 @@
  * `nodeStatusUpdateFrequencyMs`; an instance that vanished is left to the
  * lifecycle controller.
  */
-import { Controller, requestFor, requestKey, type ControllerLogger, type EventHandlers, type RequestSink } from "@edgeconnect/runtime";
+import {
+  Controller,
+  mutableCopy,
+  requestFor,
+  requestKey,
+  type ControllerLogger,
+  type DeepReadonly,
+  type EventHandlers,
+  type RequestSink,
+} from "@edgeconnect/runtime";
 import { ProvidedNodeIpError } from "../instances/node-addresses.js";
 import { ANNOTATION_PROVIDED_NODE_IP, TAINT_UNINITIALIZED, type Node } from "../kube/objects.js";
 import { DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS, nodeReference, type NodeControllersOptions } from "./node-controllers-options.js";
@@ -30,8 +39,10 @@ export function cloudNodeController(options: NodeControllersOptions): { controll
     ...(options.metrics ? { metrics: options.metrics } : {}),
     reconciler: {
       async reconcile(request) {
-        const node = options.nodes.get(requestKey(request));
-        if (node === undefined) return;
+        const cached = options.nodes.get(requestKey(request));
+        if (cached === undefined) return;
+        // The reconcile's own copy, as controller-runtime's cache reader hands out: the cache is shared and frozen.
+        const node = mutableCopy(cached);
         try {
           await syncNode(options, node, log);
         } catch (error) {
@@ -84,7 +95,7 @@ async function syncNode(options: NodeControllersOptions, node: Node, log: Contro
  * provided node IP and addresses. Condition heartbeats alone do not count.
  */
 function syncHandlers(sink: RequestSink): EventHandlers<Node> {
-  const relevant = (node: Node): string =>
+  const relevant = (node: DeepReadonly<Node>): string =>
     JSON.stringify([
       node.spec?.providerID,
       node.spec?.taints,

@@ -15,6 +15,7 @@ import {
   Controller,
   ExponentialFailureRateLimiter,
   MaxOfRateLimiter,
+  mutableCopy,
   requestFor,
   requestKey,
   TokenBucketRateLimiter,
@@ -44,9 +45,10 @@ export function cloudNodeLifecycleController(options: NodeControllersOptions): {
     ),
     reconciler: {
       async reconcile(request) {
-        const node = options.nodes.get(requestKey(request));
-        if (node === undefined) return;
-        const deleted = await monitorNode(options, node, log);
+        const cached = options.nodes.get(requestKey(request));
+        if (cached === undefined) return;
+        // The reconcile's own copy, as controller-runtime's cache reader hands out: the cache is shared and frozen.
+        const deleted = await monitorNode(options, mutableCopy(cached), log);
         return deleted ? undefined : { requeueAfterMs: periodMs };
       },
     },

@@ -15,6 +15,7 @@
  * - OTC ELB listeners speak TCP and UDP only: SCTP is refused, as the SCTP
  *   KEP asks of clouds that lack it.
  */
+import type { DeepReadonly } from "@edgeconnect/runtime";
 import type { LoadBalancerConfig } from "../config/cloud-config.js";
 import {
   LABEL_EXCLUDE_FROM_LOAD_BALANCERS,
@@ -34,7 +35,7 @@ export interface ServiceRejection {
 
 export interface DesiredStateInput {
   readonly service: Service;
-  readonly nodes: readonly Node[];
+  readonly nodes: readonly DeepReadonly<Node>[];
   readonly clusterName: string;
   readonly config: LoadBalancerConfig;
 }
@@ -43,7 +44,7 @@ export interface DesiredStateInput {
 const MONITOR_TIMING = { delaySeconds: 5, timeoutSeconds: 3, maxRetries: 3 } as const;
 
 /** Whether the default cloud load balancer serves this Service. */
-export function wantsLoadBalancer(service: Service): boolean {
+export function wantsLoadBalancer(service: DeepReadonly<Service>): boolean {
   return service.spec?.type === "LoadBalancer" && (service.spec.loadBalancerClass ?? "") === "";
 }
 
@@ -97,7 +98,7 @@ export function desiredLoadBalancer(input: DesiredStateInput): { desired: Desire
 }
 
 /** The nodes a load balancer forwards to, by InternalIP, sorted by name. */
-export function loadBalancerMembers(nodes: readonly Node[]): MemberSpec[] {
+export function loadBalancerMembers(nodes: readonly DeepReadonly<Node>[]): MemberSpec[] {
   const members: MemberSpec[] = [];
   for (const node of nodes) {
     if (!isLoadBalancerNode(node)) continue;
@@ -107,7 +108,7 @@ export function loadBalancerMembers(nodes: readonly Node[]): MemberSpec[] {
   return members.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-function isLoadBalancerNode(node: Node): boolean {
+function isLoadBalancerNode(node: DeepReadonly<Node>): boolean {
   if (node.metadata?.deletionTimestamp !== undefined) return false;
   if (node.metadata?.labels?.[LABEL_EXCLUDE_FROM_LOAD_BALANCERS] !== undefined) return false;
   return !(node.spec?.taints ?? []).some((taint) => taint.key === TAINT_TO_BE_DELETED);

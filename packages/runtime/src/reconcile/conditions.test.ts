@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { conditionTime, isConditionTrue, setCondition, type Condition } from "./conditions.js";
+import { conditionTime, isConditionTrue, ownedConditions, setCondition, type Condition } from "./conditions.js";
 
 const t0 = new Date("2026-11-30T10:00:00.123Z");
 const t1 = new Date("2026-11-30T10:05:00.000Z");
@@ -38,5 +38,39 @@ describe("isConditionTrue", () => {
     expect(isConditionTrue(conditions, "Ready", 4)).toBe(true);
     expect(isConditionTrue(conditions, "Ready", 5)).toBe(false);
     expect(isConditionTrue(conditions, "Synced")).toBe(false);
+  });
+});
+
+describe("ownedConditions", () => {
+  const observed: Condition[] = [
+    { type: "Ready", status: "False", reason: "Provisioning", message: "a", observedGeneration: 1, lastTransitionTime: conditionTime(t0) },
+    { type: "NetworkReady", status: "True", reason: "ByOther", message: "", lastTransitionTime: conditionTime(t0) },
+    { type: "Synced", status: "True", reason: "Ok", message: "", lastTransitionTime: conditionTime(t0) },
+  ];
+
+  it("returns only the updated types, keeping lastTransitionTime where the status stays", () => {
+    const owned = ownedConditions(
+      observed,
+      [
+        { type: "Synced", status: "True", reason: "Ok", message: "still" },
+        { type: "Ready", status: "True", reason: "Provisioned", message: "" },
+        { type: "Billing", status: "Unknown", reason: "Pending", message: "" },
+      ],
+      2,
+      t1,
+    );
+    expect(owned).toEqual([
+      { type: "Synced", status: "True", reason: "Ok", message: "still", observedGeneration: 2, lastTransitionTime: conditionTime(t0) },
+      { type: "Ready", status: "True", reason: "Provisioned", message: "", observedGeneration: 2, lastTransitionTime: conditionTime(t1) },
+      { type: "Billing", status: "Unknown", reason: "Pending", message: "", observedGeneration: 2, lastTransitionTime: conditionTime(t1) },
+    ]);
+  });
+
+  it("works without observed conditions and refuses two updates of one type", () => {
+    expect(ownedConditions(undefined, [{ type: "Ready", status: "True", reason: "Ok", message: "" }], undefined, t0)).toEqual([
+      { type: "Ready", status: "True", reason: "Ok", message: "", lastTransitionTime: conditionTime(t0) },
+    ]);
+    const twice = { type: "Ready", status: "True", reason: "Ok", message: "" } as const;
+    expect(() => ownedConditions(observed, [twice, twice], 1)).toThrow("unique");
   });
 });

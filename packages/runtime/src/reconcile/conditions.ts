@@ -1,7 +1,7 @@
 /**
  * metav1.Condition bookkeeping: status conditions that tell users what is
- * going on. Pure functions over plain arrays; callers write the result with a
- * status update.
+ * going on. Pure functions over plain arrays; controllers write their
+ * `ownedConditions` with `applyStatus`.
  *
  * Rules kept here: one condition per type; `observedGeneration` is the
  * generation the controller acted on; `lastTransitionTime` changes only when
@@ -47,19 +47,40 @@ export function setCondition(
 ): Condition[] {
   const list = [...(conditions ?? [])];
   const index = list.findIndex((c) => c.type === update.type);
-  const existing = index === -1 ? undefined : list[index];
-  const next: Condition = {
+  const next = nextCondition(index === -1 ? undefined : list[index], update, generation, now);
+  if (index === -1) list.push(next);
+  else list[index] = next;
+  return list;
+}
+
+/**
+ * The conditions a controller owns, for its status apply: one per update,
+ * in the order given, each keeping the `lastTransitionTime` of the observed
+ * condition of its type while the status stays. Observed conditions of other
+ * types are left out on purpose: other managers own them, and claiming them
+ * would make this controller's later applies fight theirs. Throws for two
+ * updates of one type, which the API server would refuse as a duplicate key.
+ */
+export function ownedConditions(
+  observed: readonly Condition[] | undefined,
+  updates: readonly ConditionUpdate[],
+  generation: number | undefined,
+  now: Date = new Date(),
+): Condition[] {
+  const types = new Set(updates.map((u) => u.type));
+  if (types.size !== updates.length) throw new Error(`condition types must be unique, got ${updates.map((u) => u.type).join(", ")}`);
+  return updates.map((update) => nextCondition(findCondition(observed, update.type), update, generation, now));
+}
+
+function nextCondition(existing: Condition | undefined, update: ConditionUpdate, generation: number | undefined, now: Date): Condition {
+  return {
     type: update.type,
     status: update.status,
     reason: update.reason,
     message: update.message,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    lastTransitionTime:
-      existing !== undefined && existing.status === update.status ? existing.lastTransitionTime : conditionTime(now),
+    lastTransitionTime: existing !== undefined && existing.status === update.status ? existing.lastTransitionTime : conditionTime(now),
   };
-  if (index === -1) list.push(next);
-  else list[index] = next;
-  return list;
 }
 
 export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
+import type { DeepReadonly } from "../reflector/store.js";
 import { combineHandlers, enqueueMapped, enqueueObject, requestFor } from "./handlers.js";
 import type { Request } from "./request.js";
 
@@ -63,7 +64,7 @@ describe("enqueueObject", () => {
 describe("enqueueMapped", () => {
   it("enqueues the owners named by the map for old and new on update", () => {
     const s = sink();
-    const owner = (obj: KubeObject): Request[] => [{ cluster: "tenant-a", namespace: "default", name: obj.metadata?.labels?.owner ?? "" }];
+    const owner = (obj: DeepReadonly<KubeObject>): Request[] => [{ cluster: "tenant-a", namespace: "default", name: obj.metadata?.labels?.owner ?? "" }];
     const handlers = enqueueMapped(s, owner);
     handlers.updated?.(widget({ labels: { owner: "old" } }), widget({ labels: { owner: "new" } }));
     expect(s.requests.map((r) => r.name)).toEqual(["old", "new"]);

@@ -5,13 +5,15 @@
  * everything.
  */
 import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
+import type { Keyable } from "../reflector/object-key.js";
+import type { DeepReadonly } from "../reflector/store.js";
 import type { Request } from "./request.js";
 
-/** The callbacks a reflector invokes; each may be absent. Plain functions: they are passed around detached. */
+/** The callbacks a reflector invokes with the store's read-only objects; each may be absent. Plain functions: they are passed around detached. */
 export interface EventHandlers<T extends KubeObject = KubeObject> {
-  readonly added?: (obj: T) => void;
-  readonly updated?: (old: T, current: T) => void;
-  readonly deleted?: (obj: T) => void;
+  readonly added?: (obj: DeepReadonly<T>) => void;
+  readonly updated?: (old: DeepReadonly<T>, current: DeepReadonly<T>) => void;
+  readonly deleted?: (obj: DeepReadonly<T>) => void;
 }
 
 /** Something requests can be sent to: a controller. */
@@ -20,7 +22,7 @@ export interface RequestSink {
 }
 
 /** The request for the object itself. */
-export function requestFor(obj: KubeObject): Request {
+export function requestFor(obj: Keyable): Request {
   return {
     cluster: clusterOf(obj) ?? "",
     namespace: obj.metadata?.namespace ?? "",
@@ -49,8 +51,8 @@ export function enqueueObject<T extends KubeObject>(sink: RequestSink): EventHan
  * concerns (an owner, the users of a Secret, ...). Every event counts, since
  * a secondary object's status is often what the primary reconciler reads.
  */
-export function enqueueMapped<T extends KubeObject>(sink: RequestSink, map: (obj: T) => readonly Request[]): EventHandlers<T> {
-  const send = (obj: T): void => {
+export function enqueueMapped<T extends KubeObject>(sink: RequestSink, map: (obj: DeepReadonly<T>) => readonly Request[]): EventHandlers<T> {
+  const send = (obj: DeepReadonly<T>): void => {
     for (const request of map(obj)) sink.enqueue(request);
   };
   return {
@@ -72,7 +74,18 @@ export function combineHandlers<T extends KubeObject>(...handlers: readonly Even
   };
 }
 
-function changedBeyondStatus(old: KubeObject, current: KubeObject): boolean {
+/** What `changedBeyondStatus` reads; a DeepReadonly of any KubeObject type is assignable to it. */
+interface ObjectHead {
+  readonly metadata?: {
+    readonly generation?: number;
+    readonly deletionTimestamp?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly finalizers?: readonly string[];
+  };
+}
+
+function changedBeyondStatus(old: ObjectHead, current: ObjectHead): boolean {
   const a = old.metadata ?? {};
   const b = current.metadata ?? {};
   if (a.generation === undefined || b.generation === undefined) return true;

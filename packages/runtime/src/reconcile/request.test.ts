@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
-import { describeRequest, requestFromKey, requestKey, tenantOf } from "./request.js";
+import { objectKey, splitKey } from "../reflector/object-key.js";
+import { requestFor } from "./handlers.js";
+import { describeRequest, requestKey, tenantOf } from "./request.js";
 
 describe("request keys", () => {
   it("round-trips namespaced and cluster-scoped requests", () => {
@@ -8,9 +10,20 @@ describe("request keys", () => {
       { cluster: "2t9926j97luva3ox", namespace: "", name: "node-a" },
       { cluster: "", namespace: "kube-system", name: "x" },
     ]) {
-      expect(requestFromKey(requestKey(request))).toEqual(request);
+      expect(splitKey(requestKey(request))).toEqual(request);
     }
     expect(requestKey({ cluster: "c", namespace: "ns", name: "n" })).toBe("c|ns/n");
+  });
+
+  it("keys a request exactly as the store keys the object it names", () => {
+    for (const obj of [
+      { metadata: { name: "web", namespace: "default", annotations: { "kcp.io/cluster": "2t9926j97luva3ox" } } },
+      { metadata: { name: "node-a", annotations: { "kcp.io/cluster": "2t9926j97luva3ox" } } },
+      { metadata: { name: "node-a" } },
+    ]) {
+      expect(requestKey(requestFor(obj))).toBe(objectKey(obj));
+      expect(splitKey(objectKey(obj))).toEqual(requestFor(obj));
+    }
   });
 
   it("groups requests by the fingerprint of their cluster", () => {

@@ -4,30 +4,14 @@
  * it only to pick a client or store and as a log field.
  */
 import { fingerprint } from "@edgeconnect/kcp-ts";
+import { joinKey, type KeyParts } from "../reflector/object-key.js";
 
-export interface Request {
-  /** Logical cluster (kcp); "" on a plain Kubernetes API server. */
-  readonly cluster: string;
-  /** "" for cluster-scoped objects. */
-  readonly namespace: string;
-  readonly name: string;
-}
+/** A request names its object by exactly the parts of the object's key. */
+export type Request = KeyParts;
 
-/** `cluster|namespace/name`, the same key the store uses. */
+/** The request's object key (`cluster|namespace/name`), the one the store files the object under. */
 export function requestKey(request: Request): string {
-  const local = request.namespace === "" ? request.name : `${request.namespace}/${request.name}`;
-  return `${request.cluster}|${local}`;
-}
-
-/** The request an object key (`cluster|namespace/name` or `cluster|name`) stands for. */
-export function requestFromKey(key: string): Request {
-  const bar = key.indexOf("|");
-  const cluster = bar === -1 ? "" : key.slice(0, bar);
-  const local = key.slice(bar + 1);
-  const slash = local.indexOf("/");
-  return slash === -1
-    ? { cluster, namespace: "", name: local }
-    : { cluster, namespace: local.slice(0, slash), name: local.slice(slash + 1) };
+  return joinKey(request);
 }
 
 /** The tenant a request belongs to: the fingerprint of its logical cluster. */

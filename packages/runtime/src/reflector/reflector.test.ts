@@ -5,7 +5,8 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { InitialSyncError } from "./errors.js";
 import { Reflector, type ReflectorLogger, type ReflectorOptions } from "./reflector.js";
-import { CLUSTER_INDEX, objectKey } from "./store.js";
+import { objectKey } from "./object-key.js";
+import { CLUSTER_INDEX, type DeepReadonly } from "./store.js";
 
 const PATH = "/clusters/*/api/v1/configmaps";
 /** Per test; the slowest (Retry-After, 1.5 s of closed watches) need about 2 s. */
@@ -205,7 +206,7 @@ function recordingLogger(lines: LogLine[]): ReflectorLogger {
   };
 }
 
-const describeObj = (obj: KubeObject): string => `${objectKey(obj)}@${obj.metadata?.resourceVersion ?? ""}`;
+const describeObj = (obj: DeepReadonly<KubeObject>): string => `${objectKey(obj)}@${obj.metadata?.resourceVersion ?? ""}`;
 
 // ---------------------------------------------------------------------------
 

@@ -13,7 +13,8 @@
 import { HttpStatusError, type KubeObject, type RestClient, type Status, type WatchEvent } from "@edgeconnect/kcp-ts";
 import { Backoff, type BackoffOptions } from "./backoff.js";
 import { InitialSyncError, ObjectKeyError, WatchEventError } from "./errors.js";
-import { objectKey, Store } from "./store.js";
+import { objectKey } from "./object-key.js";
+import { deepFreeze, Store, type DeepReadonly } from "./store.js";
 
 /** All a reflector needs of a client; RestClient has it. */
 export type ListWatchClient = Pick<RestClient, "list" | "watch">;
@@ -23,10 +24,10 @@ export type ListWatchClient = Pick<RestClient, "list" | "watch">;
  * is logged and does not stop the reflector (the store keeps the change).
  */
 export interface ReflectorHandlers<T> {
-  added?(obj: T): void;
-  updated?(old: T, current: T): void;
+  added?(obj: DeepReadonly<T>): void;
+  updated?(old: DeepReadonly<T>, current: DeepReadonly<T>): void;
   /** With the object's last state: the DELETED event's object, or after a relist the last stored one. */
-  deleted?(obj: T): void;
+  deleted?(obj: DeepReadonly<T>): void;
 }
 
 /** The part of a pino logger the reflector uses. */
@@ -328,7 +329,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
         }
         case "DELETED":
           // Gone from the store already (a relist reported it): not again.
-          if (this.store.remove(obj) !== undefined) this.notify("deleted", () => this.handlers.deleted?.(obj));
+          // Frozen like every object handlers see: it may go to several handlers.
+          if (this.store.remove(obj) !== undefined) this.notify("deleted", () => this.handlers.deleted?.(deepFreeze(obj)));
           break;
         case "BOOKMARK":
           break;

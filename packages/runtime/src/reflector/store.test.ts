@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { ObjectKeyError } from "./errors.js";
-import { CLUSTER_INDEX, CLUSTER_NAMESPACE_INDEX, objectKey, splitKey, Store } from "./store.js";
+import { objectKey } from "./object-key.js";
+import { CLUSTER_INDEX, CLUSTER_NAMESPACE_INDEX, mutableCopy, Store, type DeepReadonly } from "./store.js";
 
 interface Spec {
   cluster?: string;
@@ -27,30 +27,7 @@ function obj({ cluster, namespace, name, rv, labels, owners }: Spec): KubeObject
   };
 }
 
-const names = (objects: KubeObject[]): string[] => objects.map((o) => objectKey(o)).sort();
-
-describe("objectKey / splitKey", () => {
-  it("keys namespaced objects cluster|namespace/name", () => {
-    expect(objectKey(obj({ cluster: "root:a", namespace: "ns", name: "x" }))).toBe("root:a|ns/x");
-    expect(splitKey("root:a|ns/x")).toEqual({ cluster: "root:a", namespace: "ns", name: "x" });
-  });
-
-  it("keys cluster-scoped objects cluster|name", () => {
-    expect(objectKey(obj({ cluster: "abc", name: "x" }))).toBe("abc|x");
-    expect(splitKey("abc|x")).toEqual({ cluster: "abc", name: "x" });
-  });
-
-  it('uses cluster "" without the kcp.io/cluster annotation', () => {
-    expect(objectKey(obj({ namespace: "ns", name: "x" }))).toBe("|ns/x");
-    expect(splitKey("|ns/x")).toEqual({ cluster: "", namespace: "ns", name: "x" });
-    expect(splitKey("ns/x")).toEqual({ cluster: "", namespace: "ns", name: "x" });
-  });
-
-  it("refuses objects without a name", () => {
-    expect(() => objectKey({ metadata: { namespace: "ns" } })).toThrow(ObjectKeyError);
-    expect(() => objectKey({})).toThrow(ObjectKeyError);
-  });
-});
+const names = (objects: readonly DeepReadonly<KubeObject>[]): string[] => objects.map((o) => objectKey(o)).sort();
 
 describe("Store", () => {
   it("gets, lists and counts", () => {
@@ -192,5 +169,54 @@ describe("Store", () => {
     const result = store.replace([obj({ namespace: "ns", name: "x", rv: "1" }), obj({ namespace: "ns", name: "x", rv: "2" })]);
     expect(result.added.map((o) => o.metadata?.resourceVersion)).toEqual(["2"]);
     expect(store.size).toBe(1);
+  });
+
+  it("deep-freezes what enters by upsert or replace, so that not even a cast lets a reader change it", () => {
+    const store = new Store({ indexers: { app: (o) => [o.metadata?.labels?.app ?? ""] } });
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1", labels: { app: "web" }, owners: ["u1"] }));
+    store.replace([store.get("a|ns/x") as KubeObject, obj({ cluster: "a", namespace: "ns", name: "y", rv: "1", labels: { app: "web" } })]);
+    for (const key of ["a|ns/x", "a|ns/y"]) {
+      // The cast a careless reconciler might write: ES modules are strict, so writes to frozen objects throw.
+      const stored = store.get(key) as KubeObject;
+      const metadata = stored.metadata ?? {};
+      expect(() => {
+        stored.spec = { replicas: 3 };
+      }).toThrow(TypeError);
+      expect(() => {
+        (metadata.labels ?? {}).app = "db";
+      }).toThrow(TypeError);
+      expect(() => (metadata.finalizers = ["mine"])).toThrow(TypeError);
+    }
+    expect(() => (store.get("a|ns/x") as KubeObject).metadata?.ownerReferences?.push({ apiVersion: "v1", kind: "Owner", name: "u2", uid: "u2" })).toThrow(
+      TypeError,
+    );
+    expect(names(store.byIndex("app", "web"))).toEqual(["a|ns/x", "a|ns/y"]);
+    expect(store.get("a|ns/x")?.metadata?.labels?.app).toBe("web");
+  });
+
+  it("types what it hands out as read-only, and gives mutable deep copies", () => {
+    const store = new Store();
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1", labels: { app: "web" }, owners: ["u1"] }));
+    const stored = store.get("a|ns/x");
+    const change = store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "2", labels: { app: "web" }, owners: ["u1"] }));
+    const labels = stored?.metadata?.labels;
+    const owners = change?.current.metadata?.ownerReferences;
+    if (stored === undefined || labels === undefined || owners === undefined) throw new Error("not stored");
+    const mutations = [
+      () => {
+        // @ts-expect-error labels are read-only
+        labels.app = "db";
+      },
+      () => {
+        // @ts-expect-error so are arrays, in the objects a change reports too
+        owners[0] = { apiVersion: "v1", kind: "Owner", name: "u2", uid: "u2" };
+      },
+    ];
+    for (const mutate of mutations) expect(mutate).toThrow(TypeError);
+
+    const copy = mutableCopy(stored);
+    copy.metadata = { ...copy.metadata, labels: { app: "db" } };
+    expect(copy.metadata.labels).toEqual({ app: "db" });
+    expect(store.byIndex(CLUSTER_INDEX, "a")[0]?.metadata?.labels).toEqual({ app: "web" });
   });
 });

@@ -4,14 +4,17 @@
  * (`cluster|name` when cluster-scoped), with indexes that stay consistent on
  * every write.
  *
- * Owns: keys, indexes, and the resourceVersion-equality check that turns a
+ * Owns: indexes, and the resourceVersion-equality check that turns a
  * re-applied event into a no-op. Must not: talk to a server, order
  * resourceVersions (they are opaque; only equality means anything), or copy
- * objects (what it hands out is shared; treat it as read-only). One store
- * belongs to one reflector: `replace` swaps the whole content.
+ * objects. What it hands out is shared by every reader, so it is read-only
+ * twice over: typed DeepReadonly, and deep-frozen when it enters the store,
+ * so that not even a cast lets one reconciler change what another reads
+ * (a reconciler that needs to edit an object edits a `structuredClone`).
+ * One store belongs to one reflector: `replace` swaps the whole content.
  */
 import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
-import { ObjectKeyError } from "./errors.js";
+import { objectKey, type Keyable } from "./object-key.js";
 
 /** Built-in index: the object's logical cluster ("" when it has no `kcp.io/cluster`). */
 export const CLUSTER_INDEX = "cluster";
@@ -19,10 +22,25 @@ export const CLUSTER_INDEX = "cluster";
 export const CLUSTER_NAMESPACE_INDEX = "cluster-namespace";
 
 /**
+ * `T` with every property and array element, however deep, read-only: what
+ * the store hands out. For JSON data (a function type would lose its call
+ * signature). A homomorphic mapped type, so that any `T` is assignable to it
+ * and TypeScript infers `T` back from it (see `mutableCopy`); `unknown`
+ * values (KubeObject's index signature) stay `unknown`, since mapping them
+ * would turn them into `{}`.
+ */
+export type DeepReadonly<T> = { readonly [K in keyof T]: unknown extends T[K] ? T[K] : DeepReadonly<T[K]> };
+
+/** A deep copy of a stored object that the caller owns and may change. */
+export function mutableCopy<T>(obj: DeepReadonly<T>): T {
+  return structuredClone(obj) as T;
+}
+
+/**
  * Maps an object to the index values it is found under (none, one or many).
  * Must be pure: the same object always gives the same values.
  */
-export type Indexer<T> = (obj: T) => readonly string[];
+export type Indexer<T> = (obj: DeepReadonly<T>) => readonly string[];
 
 export interface StoreOptions<T> {
   /**
@@ -34,44 +52,21 @@ export interface StoreOptions<T> {
 
 /** What `upsert` changed: `old` is absent when the object is new. */
 export interface StoreChange<T> {
-  readonly old?: T;
-  readonly current: T;
+  readonly old?: DeepReadonly<T>;
+  readonly current: DeepReadonly<T>;
 }
 
 /** What a `replace` changed, to be reported as events. */
 export interface ReplaceResult<T> {
-  readonly added: T[];
-  readonly updated: [old: T, current: T][];
-  readonly deleted: T[];
+  readonly added: DeepReadonly<T>[];
+  readonly updated: [old: DeepReadonly<T>, current: DeepReadonly<T>][];
+  readonly deleted: DeepReadonly<T>[];
 }
 
-export interface KeyParts {
-  readonly cluster: string;
-  /** Absent for cluster-scoped objects. */
-  readonly namespace?: string;
-  readonly name: string;
-}
-
-/** The store key of an object; throws ObjectKeyError when it has no name. */
-export function objectKey(obj: KubeObject): string {
-  const name = obj.metadata?.name;
-  if (name === undefined || name === "") throw new ObjectKeyError(obj);
-  const cluster = clusterOf(obj) ?? "";
-  const namespace = obj.metadata?.namespace;
-  return namespace ? `${cluster}|${namespace}/${name}` : `${cluster}|${name}`;
-}
-
-/** The parts of a store key. A key without `|` is read as cluster "". */
-export function splitKey(key: string): KeyParts {
-  const bar = key.indexOf("|");
-  const cluster = bar === -1 ? "" : key.slice(0, bar);
-  const rest = key.slice(bar + 1);
-  const slash = rest.indexOf("/");
-  return slash === -1 ? { cluster, name: rest } : { cluster, namespace: rest.slice(0, slash), name: rest.slice(slash + 1) };
-}
-
-const byCluster: Indexer<KubeObject> = (obj) => [clusterOf(obj) ?? ""];
-const byClusterNamespace: Indexer<KubeObject> = (obj) => {
+// Typed by what they read: a DeepReadonly of the store's type parameter is
+// assignable to that, where it is not to DeepReadonly<KubeObject>.
+const byCluster = (obj: Keyable): readonly string[] => [clusterOf(obj) ?? ""];
+const byClusterNamespace = (obj: Keyable): readonly string[] => {
   const namespace = obj.metadata?.namespace;
   return namespace ? [`${clusterOf(obj) ?? ""}/${namespace}`] : [];
 };
@@ -81,7 +76,9 @@ const byClusterNamespace: Indexer<KubeObject> = (obj) => {
  * unfiles exactly what was filed, whatever happened to the object since.
  */
 interface Entry<T> {
-  readonly object: T;
+  readonly object: DeepReadonly<T>;
+  /** Kept beside the object: TypeScript cannot read it through DeepReadonly of a type parameter. */
+  readonly resourceVersion: string | undefined;
   /** Per indexer, in the order of `Store.indexers`. */
   readonly values: readonly (readonly string[])[];
 }
@@ -107,42 +104,43 @@ export class Store<T extends KubeObject = KubeObject> {
     return this.entries.size;
   }
 
-  get(key: string): T | undefined {
+  get(key: string): DeepReadonly<T> | undefined {
     return this.entries.get(key)?.object;
   }
 
-  list(): T[] {
+  list(): DeepReadonly<T>[] {
     return Array.from(this.entries.values(), (entry) => entry.object);
   }
 
   /** The objects filed under `value` in index `name`; throws for an unknown index (a typo would otherwise look like "no objects"). */
-  byIndex(name: string, value: string): T[] {
+  byIndex(name: string, value: string): DeepReadonly<T>[] {
     const position = this.indexers.findIndex(([indexName]) => indexName === name);
     if (position === -1) throw new Error(`no index "${name}"`);
     const keys = this.indexes[position]?.get(value) ?? new Set<string>();
-    return Array.from(keys, (key) => this.entries.get(key)?.object).filter((obj): obj is T => obj !== undefined);
+    return Array.from(keys, (key) => this.entries.get(key)?.object).filter((obj) => obj !== undefined);
   }
 
   /**
-   * Stores `obj`, replacing the object with its key. A no-op returning
-   * `undefined` when the stored object has the same resourceVersion: the
-   * event was applied already. Objects without a resourceVersion always
-   * replace.
+   * Stores `obj`, replacing the object with its key, and freezes it (the
+   * store takes it over: the caller must not change it afterwards either). A
+   * no-op returning `undefined` when the stored object has the same
+   * resourceVersion: the event was applied already, and `obj` stays as it
+   * was. Objects without a resourceVersion always replace.
    */
   upsert(obj: T): StoreChange<T> | undefined {
     const key = objectKey(obj);
     const existing = this.entries.get(key);
-    if (existing !== undefined && sameVersion(existing.object, obj)) return undefined;
+    if (existing !== undefined && sameVersion(existing.resourceVersion, obj)) return undefined;
     // Index values first: an indexer that throws leaves the store untouched.
     const entry = this.entryOf(obj);
     if (existing !== undefined) this.unfile(key, existing);
     this.entries.set(key, entry);
     this.file(this.indexes, key, entry);
-    return existing === undefined ? { current: obj } : { old: existing.object, current: obj };
+    return existing === undefined ? { current: entry.object } : { old: existing.object, current: entry.object };
   }
 
   /** Removes the object with `obj`'s key; returns the stored object, or `undefined` when there was none. */
-  remove(obj: T): T | undefined {
+  remove(obj: Keyable): DeepReadonly<T> | undefined {
     const key = objectKey(obj);
     const existing = this.entries.get(key);
     if (existing === undefined) return undefined;
@@ -153,23 +151,28 @@ export class Store<T extends KubeObject = KubeObject> {
 
   /**
    * Makes `items` the whole content, as after a relist, and reports the
-   * difference. Unchanged objects (same resourceVersion) keep their stored
-   * instance and are not reported. Atomic: on a throw (an unkeyable item, a
-   * failing indexer) nothing changed. Of items sharing a key, the last wins.
+   * difference. New and changed items are frozen as by `upsert`. Unchanged
+   * objects (same resourceVersion) keep their stored instance and are not
+   * reported; their items are left as they are, so a relist costs freezing
+   * and indexing only for what changed. Atomic: on a throw (an unkeyable
+   * item, a failing indexer) nothing changed. Of items sharing a key, the
+   * last wins.
    */
   replace(items: Iterable<T>): ReplaceResult<T> {
+    const latest = new Map<string, T>();
+    for (const item of items) latest.set(objectKey(item), item);
     const entries = new Map<string, Entry<T>>();
-    for (const item of items) entries.set(objectKey(item), this.entryOf(item));
     const result: ReplaceResult<T> = { added: [], updated: [], deleted: [] };
-    for (const [key, entry] of entries) {
+    for (const [key, item] of latest) {
       const existing = this.entries.get(key);
-      if (existing === undefined) {
-        result.added.push(entry.object);
-      } else if (sameVersion(existing.object, entry.object)) {
+      if (existing !== undefined && sameVersion(existing.resourceVersion, item)) {
         entries.set(key, existing);
-      } else {
-        result.updated.push([existing.object, entry.object]);
+        continue;
       }
+      const entry = this.entryOf(item);
+      entries.set(key, entry);
+      if (existing === undefined) result.added.push(entry.object);
+      else result.updated.push([existing.object, entry.object]);
     }
     for (const [key, existing] of this.entries) {
       if (!entries.has(key)) result.deleted.push(existing.object);
@@ -181,8 +184,9 @@ export class Store<T extends KubeObject = KubeObject> {
     return result;
   }
 
-  private entryOf(object: T): Entry<T> {
-    return { object, values: this.indexers.map(([, indexer]) => indexer(object)) };
+  private entryOf(item: T): Entry<T> {
+    const object = deepFreeze(item);
+    return { object, resourceVersion: item.metadata?.resourceVersion, values: this.indexers.map(([, indexer]) => indexer(object)) };
   }
 
   private file(indexes: Index[], key: string, entry: Entry<T>): void {
@@ -207,8 +211,17 @@ export class Store<T extends KubeObject = KubeObject> {
   }
 }
 
+/** Freezes `value` and everything reachable from it, in place. */
+export function deepFreeze<T>(value: T): DeepReadonly<T> {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** Equality only: resourceVersions are opaque and must never be ordered. */
-function sameVersion(a: KubeObject, b: KubeObject): boolean {
-  const rv = b.metadata?.resourceVersion;
-  return rv !== undefined && a.metadata?.resourceVersion === rv;
+function sameVersion(stored: string | undefined, incoming: KubeObject): boolean {
+  const rv = incoming.metadata?.resourceVersion;
+  return rv !== undefined && stored === rv;
 }
