@@ -1,5 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { canonicalRequest, signature, stringToSign } from "@edgeconnect/otc";
+import { parseSdkDate } from "./signature-check.js";
 import { at, CREDENTIALS, PROJECT, startTestSimulator, type TestSimulator } from "./test-client.fixture.js";
+
+describe("parseSdkDate", () => {
+  it("reads YYYYMMDDTHHMMSSZ", () => {
+    expect(parseSdkDate("20260301T120000Z")).toEqual(new Date("2026-03-01T12:00:00Z"));
+    expect(parseSdkDate("20280229T235959Z")).toEqual(new Date("2028-02-29T23:59:59Z"));
+  });
+
+  it.each(["20260132T120000Z", "20261301T120000Z", "20260301T240000Z", "20260301T126000Z", "20260301T120060Z", "20260230T120000Z", "20260229T120000Z"])(
+    "refuses the impossible %s, which Date.UTC would roll over",
+    (value) => expect(parseSdkDate(value)).toBeUndefined(),
+  );
+
+  it.each(["2026-03-01T12:00:00Z", "20260301T120000", "20260301 120000Z", ""])("refuses the malformed %j", (value) => {
+    expect(parseSdkDate(value)).toBeUndefined();
+  });
+});
 
 describe("signature check", () => {
   let t: TestSimulator;
@@ -47,6 +65,19 @@ describe("signature check", () => {
     }
     const withinSkew = await t.call("GET", path, { signedAt: new Date(t.now().getTime() - 14 * 60 * 1000) });
     expect(withinSkew.status).toBe(200);
+  });
+
+  it("rejects an impossible X-Sdk-Date even when the signature over it is right", async () => {
+    // February 29 of 2026 rolls over to the simulator's "now", March 1, 12:00.
+    const date = "20260229T120000Z";
+    const url = new URL(path, t.sim.url);
+    const headers = { host: url.host, "x-sdk-date": date };
+    const canonical = canonicalRequest({ method: "GET", url, headers, body: "" }, ["host", "x-sdk-date"]);
+    const authorization = `SDK-HMAC-SHA256 Access=${CREDENTIALS.accessKey}, SignedHeaders=host;x-sdk-date, Signature=${signature(CREDENTIALS.secretKey, stringToSign(date, canonical))}`;
+    const result = await t.call("GET", path, { unsigned: true, extraHeaders: { "X-Sdk-Date": date, Authorization: authorization } });
+    expect(result.status).toBe(401);
+    expect(result.body).toMatchObject({ error_code: "APIGW.0301" });
+    expect(at(result.body, "error_msg")).toMatch(/x-sdk-date is not a valid YYYYMMDDTHHMMSSZ date/);
   });
 
   it("rejects a body changed after signing", async () => {

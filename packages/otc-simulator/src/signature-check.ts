@@ -43,7 +43,7 @@ export function verifySignature(request: ReceivedRequest, credentials: readonly 
 
   const date = request.headers["x-sdk-date"] ?? "";
   const sent = parseSdkDate(date);
-  if (sent === undefined) throw unauthorized("x-sdk-date is not YYYYMMDDTHHMMSSZ");
+  if (sent === undefined) throw unauthorized("x-sdk-date is not a valid YYYYMMDDTHHMMSSZ date");
   if (Math.abs(sent.getTime() - now.getTime()) > MAX_CLOCK_SKEW_MS) {
     throw unauthorized("x-sdk-date differs from the server time by more than 15 minutes");
   }
@@ -66,13 +66,25 @@ export function verifySignature(request: ReceivedRequest, credentials: readonly 
   return credential.accessKey;
 }
 
-function parseSdkDate(value: string): Date | undefined {
+/**
+ * `YYYYMMDDTHHMMSSZ` naming a real instant. Date.UTC rolls impossible fields
+ * over (February 30 becomes March 2, hour 24 the next day), which the
+ * gateway's strict parser refuses, so the fields must survive the round trip.
+ */
+export function parseSdkDate(value: string): Date | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
   if (match === null) return undefined;
   const [, y, mo, d, h, mi, s] = match.map(Number);
   if (y === undefined || mo === undefined || d === undefined || h === undefined || mi === undefined || s === undefined) return undefined;
   const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  const roundTrips =
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s;
+  return roundTrips ? date : undefined;
 }
 
 function unauthorized(reason: string): ApiError {

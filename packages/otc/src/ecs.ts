@@ -2,7 +2,7 @@
  * ECS (Elastic Cloud Server) v1: what the node controller reads about a
  * server: by ID, and by exact name.
  */
-import type { OtcClient } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient } from "./otc-client.js";
 import { collect, listByPageNumber } from "./pagination.js";
 import { getResource } from "./resource.js";
 
@@ -50,14 +50,18 @@ export interface Server {
  * The server, or undefined if ECS answers 404. Every other failure throws
  * (`OtcApiError`), so a transient error is never mistaken for a deleted node.
  */
-export async function getServer(client: OtcClient, serverId: string): Promise<Server | undefined> {
-  return getResource<Server>(client, { service: "ecs", key: "server", collectionPath: `/v1/${client.projectId}/cloudservers` }, serverId);
+export async function getServer(client: OtcClient, serverId: string, options: OtcCallOptions = {}): Promise<Server | undefined> {
+  return getResource<Server>(client, { service: "ecs", key: "server", collectionPath: `/v1/${client.projectId}/cloudservers` }, serverId, options);
 }
 
 /** Servers named exactly `name`. ECS matches `name` fuzzily (`.` is a wildcard), so results are filtered here. */
-export async function listServersByName(client: OtcClient, name: string): Promise<Server[]> {
+export async function listServersByName(client: OtcClient, name: string, options: OtcCallOptions = {}): Promise<Server[]> {
   const servers = await collect(
-    listByPageNumber<Server>(client, { service: "ecs", path: `/v1/${client.projectId}/cloudservers/detail`, itemsKey: "servers", query: { name } }),
+    listByPageNumber<Server>(
+      client,
+      { service: "ecs", path: `/v1/${client.projectId}/cloudservers/detail`, itemsKey: "servers", query: { name } },
+      options,
+    ),
   );
   return servers.filter((server) => server.name === name);
 }

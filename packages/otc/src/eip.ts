@@ -4,7 +4,7 @@
  * `vip_port_id`), unbind and release. Dedicated v3 LBs take their EIP at
  * creation instead; a v1 unbind does not detach an EIP from one.
  */
-import type { OtcClient } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient } from "./otc-client.js";
 import { collect, listByMarker } from "./pagination.js";
 import { createResource, deleteResource, getResource, updateResource, type ResourceType } from "./resource.js";
 
@@ -64,34 +64,35 @@ function publicIps(client: OtcClient): ResourceType {
 }
 
 /** Allocates an EIP; it starts PENDING_CREATE and turns DOWN once usable. */
-export function createPublicIp(client: OtcClient, spec: CreatePublicIp): Promise<PublicIp> {
+export function createPublicIp(client: OtcClient, spec: CreatePublicIp, options: OtcCallOptions = {}): Promise<PublicIp> {
   const { bandwidth, ...publicip } = spec;
   return createResource(
     client,
     publicIps(client),
     { type: "5_bgp", ip_version: 4, ...publicip },
     { bandwidth: { share_type: "PER", ...bandwidth } },
+    options,
   );
 }
 
 /** Undefined if it does not exist. */
-export function getPublicIp(client: OtcClient, id: string): Promise<PublicIp | undefined> {
-  return getResource(client, publicIps(client), id);
+export function getPublicIp(client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<PublicIp | undefined> {
+  return getResource(client, publicIps(client), id, options);
 }
 
-export function listPublicIps(client: OtcClient): Promise<PublicIp[]> {
+export function listPublicIps(client: OtcClient, options: OtcCallOptions = {}): Promise<PublicIp[]> {
   const type = publicIps(client);
-  return collect(listByMarker<PublicIp>(client, { service: type.service, path: type.collectionPath, itemsKey: "publicips" }));
+  return collect(listByMarker<PublicIp>(client, { service: type.service, path: type.collectionPath, itemsKey: "publicips" }, options));
 }
 
 /** Binds the EIP to a port, e.g. a shared load balancer's `vip_port_id`. */
-export function bindPublicIp(client: OtcClient, id: string, portId: string): Promise<PublicIp> {
-  return updateResource(client, publicIps(client), id, { port_id: portId });
+export function bindPublicIp(client: OtcClient, id: string, portId: string, options: OtcCallOptions = {}): Promise<PublicIp> {
+  return updateResource(client, publicIps(client), id, { port_id: portId }, options);
 }
 
 /** Unbinds the EIP from its port (an explicit null `port_id`). */
-export function unbindPublicIp(client: OtcClient, id: string): Promise<PublicIp> {
-  return updateResource(client, publicIps(client), id, { port_id: null });
+export function unbindPublicIp(client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<PublicIp> {
+  return updateResource(client, publicIps(client), id, { port_id: null }, options);
 }
 
 /**
@@ -99,6 +100,6 @@ export function unbindPublicIp(client: OtcClient, id: string): Promise<PublicIp>
  * an unbind is still in progress: 409 is retried by the client, a 400 surfaces
  * for the caller's next reconcile.
  */
-export function releasePublicIp(client: OtcClient, id: string): Promise<boolean> {
-  return deleteResource(client, publicIps(client), id);
+export function releasePublicIp(client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> {
+  return deleteResource(client, publicIps(client), id, options);
 }

@@ -6,7 +6,7 @@
  * `vip_port_id` (`bindPublicIp` in eip.ts). Mutations answer 409 while the LB is
  * busy, which the client retries.
  */
-import type { OtcClient } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient } from "./otc-client.js";
 import { collect, listByLinks } from "./pagination.js";
 import { createResource, deleteResource, getResource, refersTo, updateResource, type Ref, type ResourceType } from "./resource.js";
 
@@ -60,13 +60,6 @@ export interface CreateListenerV2 {
   readonly name?: string;
   readonly description?: string;
   readonly default_pool_id?: string;
-  readonly admin_state_up?: boolean;
-}
-
-export interface UpdateListenerV2 {
-  readonly name?: string;
-  readonly description?: string;
-  readonly default_pool_id?: string | null;
   readonly admin_state_up?: boolean;
 }
 
@@ -135,12 +128,6 @@ export interface CreateMemberV2 {
   readonly admin_state_up?: boolean;
 }
 
-export interface UpdateMemberV2 {
-  readonly name?: string;
-  readonly weight?: number;
-  readonly admin_state_up?: boolean;
-}
-
 export interface HealthMonitorSettingsV2 {
   /** Seconds between probes. */
   readonly delay: number;
@@ -181,48 +168,63 @@ function members(poolId: string): ResourceType {
   return { service: "elb", key: "member", collectionPath: `${BASE}/pools/${encodeURIComponent(poolId)}/members` };
 }
 
-function list<T extends Ref>(client: OtcClient, type: ResourceType, query: Readonly<Record<string, string | undefined>>): Promise<T[]> {
-  return collect(listByLinks<T>(client, { service: type.service, path: type.collectionPath, itemsKey: `${type.key}s`, query }));
+function list<T extends Ref>(
+  client: OtcClient,
+  type: ResourceType,
+  query: Readonly<Record<string, string | undefined>>,
+  options: OtcCallOptions,
+): Promise<T[]> {
+  return collect(listByLinks<T>(client, { service: type.service, path: type.collectionPath, itemsKey: `${type.key}s`, query }, options));
 }
 
-export const createLoadBalancerV2 = (client: OtcClient, spec: CreateLoadBalancerV2): Promise<LoadBalancerV2> =>
-  createResource(client, LOADBALANCERS, spec);
-export const getLoadBalancerV2 = (client: OtcClient, id: string): Promise<LoadBalancerV2 | undefined> => getResource(client, LOADBALANCERS, id);
+export const createLoadBalancerV2 = (client: OtcClient, spec: CreateLoadBalancerV2, options: OtcCallOptions = {}): Promise<LoadBalancerV2> =>
+  createResource(client, LOADBALANCERS, spec, {}, options);
+export const getLoadBalancerV2 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<LoadBalancerV2 | undefined> =>
+  getResource(client, LOADBALANCERS, id, options);
 /** Exact-match server-side filters; names are not unique, so filter by the ownership description where it matters. */
 export const listLoadBalancersV2 = async (
   client: OtcClient,
   filter: { readonly name?: string; readonly description?: string } = {},
+  options: OtcCallOptions = {},
 ): Promise<LoadBalancerV2[]> =>
-  (await list<LoadBalancerV2>(client, LOADBALANCERS, filter)).filter(
+  (await list<LoadBalancerV2>(client, LOADBALANCERS, filter, options)).filter(
     (lb) => (filter.name === undefined || lb.name === filter.name) && (filter.description === undefined || lb.description === filter.description),
   );
 /** False if it was already gone. Listeners and pools must be deleted first. */
-export const deleteLoadBalancerV2 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, LOADBALANCERS, id);
+export const deleteLoadBalancerV2 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, LOADBALANCERS, id, options);
 
-export const createListenerV2 = (client: OtcClient, spec: CreateListenerV2): Promise<ListenerV2> => createResource(client, LISTENERS, spec);
-export const updateListenerV2 = (client: OtcClient, id: string, spec: UpdateListenerV2): Promise<ListenerV2> => updateResource(client, LISTENERS, id, spec);
-export const deleteListenerV2 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, LISTENERS, id);
-export const listListenersV2 = async (client: OtcClient, loadBalancerId: string): Promise<ListenerV2[]> =>
-  (await list<ListenerV2>(client, LISTENERS, { loadbalancer_id: loadBalancerId })).filter((l) => refersTo(l.loadbalancers, loadBalancerId));
+export const createListenerV2 = (client: OtcClient, spec: CreateListenerV2, options: OtcCallOptions = {}): Promise<ListenerV2> =>
+  createResource(client, LISTENERS, spec, {}, options);
+export const deleteListenerV2 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, LISTENERS, id, options);
+export const listListenersV2 = async (client: OtcClient, loadBalancerId: string, options: OtcCallOptions = {}): Promise<ListenerV2[]> =>
+  (await list<ListenerV2>(client, LISTENERS, { loadbalancer_id: loadBalancerId }, options)).filter((l) => refersTo(l.loadbalancers, loadBalancerId));
 
-export const createPoolV2 = (client: OtcClient, spec: CreatePoolV2): Promise<PoolV2> => createResource(client, POOLS, spec);
-export const updatePoolV2 = (client: OtcClient, id: string, spec: UpdatePoolV2): Promise<PoolV2> => updateResource(client, POOLS, id, spec);
-export const deletePoolV2 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, POOLS, id);
-export const listPoolsV2 = async (client: OtcClient, loadBalancerId: string): Promise<PoolV2[]> =>
-  (await list<PoolV2>(client, POOLS, { loadbalancer_id: loadBalancerId })).filter((p) => refersTo(p.loadbalancers, loadBalancerId));
+export const createPoolV2 = (client: OtcClient, spec: CreatePoolV2, options: OtcCallOptions = {}): Promise<PoolV2> =>
+  createResource(client, POOLS, spec, {}, options);
+export const updatePoolV2 = (client: OtcClient, id: string, spec: UpdatePoolV2, options: OtcCallOptions = {}): Promise<PoolV2> =>
+  updateResource(client, POOLS, id, spec, options);
+export const deletePoolV2 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> => deleteResource(client, POOLS, id, options);
+export const listPoolsV2 = async (client: OtcClient, loadBalancerId: string, options: OtcCallOptions = {}): Promise<PoolV2[]> =>
+  (await list<PoolV2>(client, POOLS, { loadbalancer_id: loadBalancerId }, options)).filter((p) => refersTo(p.loadbalancers, loadBalancerId));
 
-export const createMemberV2 = (client: OtcClient, poolId: string, spec: CreateMemberV2): Promise<MemberV2> => createResource(client, members(poolId), spec);
-export const updateMemberV2 = (client: OtcClient, poolId: string, id: string, spec: UpdateMemberV2): Promise<MemberV2> =>
-  updateResource(client, members(poolId), id, spec);
-export const deleteMemberV2 = (client: OtcClient, poolId: string, id: string): Promise<boolean> => deleteResource(client, members(poolId), id);
-export const listMembersV2 = (client: OtcClient, poolId: string): Promise<MemberV2[]> => list(client, members(poolId), {});
+export const createMemberV2 = (client: OtcClient, poolId: string, spec: CreateMemberV2, options: OtcCallOptions = {}): Promise<MemberV2> =>
+  createResource(client, members(poolId), spec, {}, options);
+export const deleteMemberV2 = (client: OtcClient, poolId: string, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, members(poolId), id, options);
+export const listMembersV2 = (client: OtcClient, poolId: string, options: OtcCallOptions = {}): Promise<MemberV2[]> =>
+  list(client, members(poolId), {}, options);
 
-export const createHealthMonitorV2 = (client: OtcClient, spec: CreateHealthMonitorV2): Promise<HealthMonitorV2> =>
-  createResource(client, HEALTHMONITORS, spec);
-export const updateHealthMonitorV2 = (client: OtcClient, id: string, spec: UpdateHealthMonitorV2): Promise<HealthMonitorV2> =>
-  updateResource(client, HEALTHMONITORS, id, spec);
-export const getHealthMonitorV2 = (client: OtcClient, id: string): Promise<HealthMonitorV2 | undefined> => getResource(client, HEALTHMONITORS, id);
-export const deleteHealthMonitorV2 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, HEALTHMONITORS, id);
-/** Monitors of one pool (a pool has at most one); the v2 API cannot filter by pool, so all are listed and filtered here. */
-export const listHealthMonitorsV2 = async (client: OtcClient, poolId: string): Promise<HealthMonitorV2[]> =>
-  (await list<HealthMonitorV2>(client, HEALTHMONITORS, {})).filter((m) => refersTo(m.pools, poolId));
+export const createHealthMonitorV2 = (client: OtcClient, spec: CreateHealthMonitorV2, options: OtcCallOptions = {}): Promise<HealthMonitorV2> =>
+  createResource(client, HEALTHMONITORS, spec, {}, options);
+export const updateHealthMonitorV2 = (
+  client: OtcClient,
+  id: string,
+  spec: UpdateHealthMonitorV2,
+  options: OtcCallOptions = {},
+): Promise<HealthMonitorV2> => updateResource(client, HEALTHMONITORS, id, spec, options);
+export const getHealthMonitorV2 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<HealthMonitorV2 | undefined> =>
+  getResource(client, HEALTHMONITORS, id, options);
+export const deleteHealthMonitorV2 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, HEALTHMONITORS, id, options);

@@ -7,7 +7,7 @@
  * status and session-persistence types are the same as v2's (elb-v2.ts).
  */
 import type { OperatingStatus, ProvisioningStatus, SessionPersistence } from "./elb-v2.js";
-import type { OtcClient } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient } from "./otc-client.js";
 import { collect, listByPageInfo } from "./pagination.js";
 import { createResource, deleteResource, getResource, refersTo, updateResource, type Ref, type ResourceType } from "./resource.js";
 
@@ -219,62 +219,78 @@ function members(client: OtcClient, poolId: string): ResourceType {
   return { service: "elb", key: "member", collectionPath: `/v3/${client.projectId}/elb/pools/${encodeURIComponent(poolId)}/members` };
 }
 
-function list<T>(client: OtcClient, type: ResourceType, query: Readonly<Record<string, string | readonly string[] | undefined>>): Promise<T[]> {
-  return collect(listByPageInfo<T>(client, { service: type.service, path: type.collectionPath, itemsKey: `${type.key}s`, query }));
+function list<T>(
+  client: OtcClient,
+  type: ResourceType,
+  query: Readonly<Record<string, string | readonly string[] | undefined>>,
+  options: OtcCallOptions,
+): Promise<T[]> {
+  return collect(listByPageInfo<T>(client, { service: type.service, path: type.collectionPath, itemsKey: `${type.key}s`, query }, options));
 }
 
-export const createLoadBalancerV3 = (client: OtcClient, spec: CreateLoadBalancerV3): Promise<LoadBalancerV3> =>
-  createResource(client, types(client).loadbalancers, spec);
-export const getLoadBalancerV3 = (client: OtcClient, id: string): Promise<LoadBalancerV3 | undefined> =>
-  getResource(client, types(client).loadbalancers, id);
+export const createLoadBalancerV3 = (client: OtcClient, spec: CreateLoadBalancerV3, options: OtcCallOptions = {}): Promise<LoadBalancerV3> =>
+  createResource(client, types(client).loadbalancers, spec, {}, options);
+export const getLoadBalancerV3 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<LoadBalancerV3 | undefined> =>
+  getResource(client, types(client).loadbalancers, id, options);
 /** Names are not unique; filter by the ownership description where it matters. */
 export const listLoadBalancersV3 = async (
   client: OtcClient,
   filter: { readonly name?: string; readonly description?: string } = {},
+  options: OtcCallOptions = {},
 ): Promise<LoadBalancerV3[]> =>
   (
-    await list<LoadBalancerV3>(client, types(client).loadbalancers, {
-      name: filter.name === undefined ? undefined : [filter.name],
-      description: filter.description === undefined ? undefined : [filter.description],
-    })
+    await list<LoadBalancerV3>(
+      client,
+      types(client).loadbalancers,
+      {
+        name: filter.name === undefined ? undefined : [filter.name],
+        description: filter.description === undefined ? undefined : [filter.description],
+      },
+      options,
+    )
   ).filter(
     (lb) => (filter.name === undefined || lb.name === filter.name) && (filter.description === undefined || lb.description === filter.description),
   );
 /** False if it was already gone. Listeners and pools must be deleted first; its EIPs are not released. */
-export const deleteLoadBalancerV3 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, types(client).loadbalancers, id);
+export const deleteLoadBalancerV3 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, types(client).loadbalancers, id, options);
 
-export const createListenerV3 = (client: OtcClient, spec: CreateListenerV3): Promise<ListenerV3> =>
-  createResource(client, types(client).listeners, spec);
-export const updateListenerV3 = (client: OtcClient, id: string, spec: ListenerSettingsV3): Promise<ListenerV3> =>
-  updateResource(client, types(client).listeners, id, spec);
-export const deleteListenerV3 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, types(client).listeners, id);
-export const listListenersV3 = async (client: OtcClient, loadBalancerId: string): Promise<ListenerV3[]> =>
-  (await list<ListenerV3>(client, types(client).listeners, { loadbalancer_id: [loadBalancerId] })).filter((l) =>
+export const createListenerV3 = (client: OtcClient, spec: CreateListenerV3, options: OtcCallOptions = {}): Promise<ListenerV3> =>
+  createResource(client, types(client).listeners, spec, {}, options);
+export const deleteListenerV3 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, types(client).listeners, id, options);
+export const listListenersV3 = async (client: OtcClient, loadBalancerId: string, options: OtcCallOptions = {}): Promise<ListenerV3[]> =>
+  (await list<ListenerV3>(client, types(client).listeners, { loadbalancer_id: [loadBalancerId] }, options)).filter((l) =>
     refersTo(l.loadbalancers, loadBalancerId),
   );
 
-export const createPoolV3 = (client: OtcClient, spec: CreatePoolV3): Promise<PoolV3> => createResource(client, types(client).pools, spec);
-export const updatePoolV3 = (client: OtcClient, id: string, spec: PoolSettingsV3): Promise<PoolV3> =>
-  updateResource(client, types(client).pools, id, spec);
-export const deletePoolV3 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, types(client).pools, id);
-export const listPoolsV3 = async (client: OtcClient, loadBalancerId: string): Promise<PoolV3[]> =>
-  (await list<PoolV3>(client, types(client).pools, { loadbalancer_id: [loadBalancerId] })).filter((p) => refersTo(p.loadbalancers, loadBalancerId));
+export const createPoolV3 = (client: OtcClient, spec: CreatePoolV3, options: OtcCallOptions = {}): Promise<PoolV3> =>
+  createResource(client, types(client).pools, spec, {}, options);
+export const updatePoolV3 = (client: OtcClient, id: string, spec: PoolSettingsV3, options: OtcCallOptions = {}): Promise<PoolV3> =>
+  updateResource(client, types(client).pools, id, spec, options);
+export const deletePoolV3 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, types(client).pools, id, options);
+export const listPoolsV3 = async (client: OtcClient, loadBalancerId: string, options: OtcCallOptions = {}): Promise<PoolV3[]> =>
+  (await list<PoolV3>(client, types(client).pools, { loadbalancer_id: [loadBalancerId] }, options)).filter((p) =>
+    refersTo(p.loadbalancers, loadBalancerId),
+  );
 
-export const createMemberV3 = (client: OtcClient, poolId: string, spec: CreateMemberV3): Promise<MemberV3> =>
-  createResource(client, members(client, poolId), spec);
-export const updateMemberV3 = (client: OtcClient, poolId: string, id: string, spec: MemberSettingsV3): Promise<MemberV3> =>
-  updateResource(client, members(client, poolId), id, spec);
-export const deleteMemberV3 = (client: OtcClient, poolId: string, id: string): Promise<boolean> =>
-  deleteResource(client, members(client, poolId), id);
-export const listMembersV3 = (client: OtcClient, poolId: string): Promise<MemberV3[]> => list(client, members(client, poolId), {});
+export const createMemberV3 = (client: OtcClient, poolId: string, spec: CreateMemberV3, options: OtcCallOptions = {}): Promise<MemberV3> =>
+  createResource(client, members(client, poolId), spec, {}, options);
+export const deleteMemberV3 = (client: OtcClient, poolId: string, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, members(client, poolId), id, options);
+export const listMembersV3 = (client: OtcClient, poolId: string, options: OtcCallOptions = {}): Promise<MemberV3[]> =>
+  list(client, members(client, poolId), {}, options);
 
-export const createHealthMonitorV3 = (client: OtcClient, spec: CreateHealthMonitorV3): Promise<HealthMonitorV3> =>
-  createResource(client, types(client).healthmonitors, spec);
-export const updateHealthMonitorV3 = (client: OtcClient, id: string, spec: HealthMonitorSettingsV3): Promise<HealthMonitorV3> =>
-  updateResource(client, types(client).healthmonitors, id, spec);
-export const getHealthMonitorV3 = (client: OtcClient, id: string): Promise<HealthMonitorV3 | undefined> =>
-  getResource(client, types(client).healthmonitors, id);
-export const deleteHealthMonitorV3 = (client: OtcClient, id: string): Promise<boolean> => deleteResource(client, types(client).healthmonitors, id);
-/** Monitors of one pool (a pool has at most one). */
-export const listHealthMonitorsV3 = async (client: OtcClient, poolId: string): Promise<HealthMonitorV3[]> =>
-  (await list<HealthMonitorV3>(client, types(client).healthmonitors, { pool_id: [poolId] })).filter((m) => refersTo(m.pools, poolId));
+export const createHealthMonitorV3 = (client: OtcClient, spec: CreateHealthMonitorV3, options: OtcCallOptions = {}): Promise<HealthMonitorV3> =>
+  createResource(client, types(client).healthmonitors, spec, {}, options);
+export const updateHealthMonitorV3 = (
+  client: OtcClient,
+  id: string,
+  spec: HealthMonitorSettingsV3,
+  options: OtcCallOptions = {},
+): Promise<HealthMonitorV3> => updateResource(client, types(client).healthmonitors, id, spec, options);
+export const getHealthMonitorV3 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<HealthMonitorV3 | undefined> =>
+  getResource(client, types(client).healthmonitors, id, options);
+export const deleteHealthMonitorV3 = (client: OtcClient, id: string, options: OtcCallOptions = {}): Promise<boolean> =>
+  deleteResource(client, types(client).healthmonitors, id, options);

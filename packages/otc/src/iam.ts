@@ -5,7 +5,7 @@
  * must match exactly one project.
  */
 import { OtcConfigError } from "./errors.js";
-import { OtcClient, type OtcClientOptions } from "./otc-client.js";
+import { OtcClient, type OtcCallOptions, type OtcClientOptions } from "./otc-client.js";
 
 export interface Project {
   readonly id: string;
@@ -21,8 +21,8 @@ interface ProjectList {
 }
 
 /** The ID of the project named `projectName` (default: the client's region). */
-export async function discoverProjectId(client: OtcClient, projectName: string = client.region): Promise<string> {
-  const answer = await client.request<ProjectList>("iam", "GET", "/v3/projects", { query: { name: projectName }, projectScoped: false });
+export async function discoverProjectId(client: OtcClient, projectName: string = client.region, options: OtcCallOptions = {}): Promise<string> {
+  const answer = await client.request<ProjectList>("iam", "GET", "/v3/projects", { ...options, query: { name: projectName }, projectScoped: false });
   // IAM filters by exact name, but a proxy or simulator that matches loosely must not pick the wrong project.
   const matches = (answer?.projects ?? []).filter((project) => project.name === projectName);
   const [only, ...others] = matches;
@@ -39,12 +39,12 @@ export async function discoverProjectId(client: OtcClient, projectName: string =
  * A client for `options.projectId`, or for the project found by name
  * (`projectName`, default the region) when no ID is configured.
  */
-export async function connectOtcClient(options: OtcClientOptions & { readonly projectName?: string }): Promise<OtcClient> {
+export async function connectOtcClient(options: OtcClientOptions & { readonly projectName?: string }, call: OtcCallOptions = {}): Promise<OtcClient> {
   const { projectName, ...clientOptions } = options;
   const client = new OtcClient(clientOptions);
   if (options.projectId !== undefined && options.projectId !== "") return client;
   try {
-    return client.withProjectId(await discoverProjectId(client, projectName ?? options.region));
+    return client.withProjectId(await discoverProjectId(client, projectName ?? options.region, call));
   } finally {
     // The discovery client's pool is not reused: the returned client has its own.
     client.close();

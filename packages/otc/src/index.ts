@@ -25,7 +25,7 @@ export {
   type SignableRequest,
 } from "./signing/signer.js";
 export { SERVICES, resolveEndpoints, serviceUrl, type Endpoints, type Service } from "./endpoints.js";
-export { OtcClient, type OtcClientOptions, type OtcRequestOptions, type QueryValue, type RetryOptions } from "./otc-client.js";
+export { OtcClient, type OtcCallOptions, type OtcClientOptions, type OtcRequestOptions, type QueryValue, type RetryOptions } from "./otc-client.js";
 export { connectOtcClient, discoverProjectId, type Project } from "./iam.js";
 export { collect, listByLinks, listByMarker, listByPageInfo, listByPageNumber, type ListRequest } from "./pagination.js";
 export type { Ref } from "./resource.js";
@@ -43,14 +43,11 @@ export {
   deletePoolV2,
   getHealthMonitorV2,
   getLoadBalancerV2,
-  listHealthMonitorsV2,
   listListenersV2,
   listLoadBalancersV2,
   listMembersV2,
   listPoolsV2,
   updateHealthMonitorV2,
-  updateListenerV2,
-  updateMemberV2,
   updatePoolV2,
   type CreateHealthMonitorV2,
   type CreateListenerV2,
@@ -69,8 +66,6 @@ export {
   type ProvisioningStatus,
   type SessionPersistence,
   type UpdateHealthMonitorV2,
-  type UpdateListenerV2,
-  type UpdateMemberV2,
   type UpdatePoolV2,
 } from "./elb-v2.js";
 export {
@@ -86,14 +81,11 @@ export {
   deletePoolV3,
   getHealthMonitorV3,
   getLoadBalancerV3,
-  listHealthMonitorsV3,
   listListenersV3,
   listLoadBalancersV3,
   listMembersV3,
   listPoolsV3,
   updateHealthMonitorV3,
-  updateListenerV3,
-  updateMemberV3,
   updatePoolV3,
   type CreateHealthMonitorV3,
   type CreateListenerV3,

@@ -1,11 +1,12 @@
 /**
  * A scripted OTC stand-in for tests: a loopback HTTP server that records
  * every request and answers from a handler the test sets, plus a client
- * pointed at it whose sleeps are recorded instead of waited.
+ * pointed at it whose sleeps are recorded instead of waited; and a server
+ * that never answers.
  */
 import { afterAll, beforeAll } from "@jest/globals";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { SERVICES, type Service } from "./endpoints.js";
 import { OtcClient, type OtcClientOptions } from "./otc-client.js";
 
@@ -70,22 +71,55 @@ export class Loopback {
 
   /** A client for every service at this server, with instant recorded sleeps and fixed jitter. */
   client(options: Partial<OtcClientOptions> = {}): OtcClient {
-    const endpoints = Object.fromEntries(SERVICES.map((service): [Service, string] => [service, this.baseUrl]));
-    return new OtcClient({
-      credentials: TEST_CREDENTIALS,
-      region: "eu-de",
-      projectId: TEST_PROJECT,
-      endpoints,
-      sleep: async (ms) => void this.sleeps.push(ms),
-      random: () => 0.5,
-      ...options,
-    });
+    return testClient(this.baseUrl, { sleep: async (ms) => void this.sleeps.push(ms), ...options });
   }
 
   reset(handler: Handler): void {
     this.requests.length = 0;
     this.sleeps.length = 0;
     this.handler = handler;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** A client for every service at `baseUrl`, with test credentials and fixed jitter. */
+export function testClient(baseUrl: string, options: Partial<OtcClientOptions> = {}): OtcClient {
+  const endpoints = Object.fromEntries(SERVICES.map((service): [Service, string] => [service, baseUrl]));
+  return new OtcClient({ credentials: TEST_CREDENTIALS, region: "eu-de", projectId: TEST_PROJECT, endpoints, random: () => 0.5, ...options });
+}
+
+/** A loopback server that takes requests and never answers them, like a hung gateway. */
+export class SilentServer {
+  /** Every connection the server accepted. */
+  readonly sockets: Socket[] = [];
+  private readonly closed: Promise<void>[] = [];
+  private readonly server: Server;
+
+  private constructor() {
+    this.server = createServer(() => undefined);
+    this.server.on("connection", (socket) => {
+      this.sockets.push(socket);
+      this.closed.push(new Promise((resolve) => socket.once("close", () => resolve())));
+    });
+  }
+
+  static async start(): Promise<SilentServer> {
+    const silent = new SilentServer();
+    await new Promise<void>((resolve) => silent.server.listen(0, "127.0.0.1", resolve));
+    return silent;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Resolves once every accepted connection is closed (by the client: this server closes none). */
+  async allClosed(): Promise<void> {
+    await Promise.all(this.closed);
   }
 
   async stop(): Promise<void> {

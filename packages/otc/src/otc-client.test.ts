@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { OtcApiError, OtcConfigError } from "./errors.js";
-import { Loopback, TEST_CREDENTIALS, TEST_PROJECT, type RecordedRequest } from "./loopback.fixture.js";
+import { Loopback, SilentServer, TEST_CREDENTIALS, TEST_PROJECT, testClient, type Answer, type Handler, type RecordedRequest } from "./loopback.fixture.js";
 import { OtcClient } from "./otc-client.js";
 import { canonicalRequest, parseAuthorization, signature, stringToSign } from "./signing/signer.js";
 
@@ -151,22 +151,84 @@ describe("OtcClient", () => {
   });
 
   it("times out an attempt that gets no answer", async () => {
-    const silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const slow = new OtcClient({
-      credentials: TEST_CREDENTIALS,
-      region: "eu-de",
-      projectId: TEST_PROJECT,
-      endpoints: { ecs: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` },
-      retry: { attempts: 1 },
-      timeoutMs: 50,
-    });
+    const silent = await SilentServer.start();
+    const slow = testClient(silent.baseUrl, { retry: { attempts: 1 }, timeoutMs: 50 });
     const error = await slow.request("ecs", "GET", "/v1/x").catch((e: unknown) => e);
     slow.close();
-    silent.closeAllConnections();
-    await new Promise<void>((resolve) => silent.close(() => resolve()));
+    await silent.stop();
     expect(error).toMatchObject({ status: 0 });
     expect(String(error)).toContain("no complete answer within 50 ms");
+  });
+
+  it("caps a Retry-After beyond retry.maxRetryAfterMs (default a minute)", async () => {
+    const throttledOnce = (): Handler => {
+      const script: Answer[] = [{ status: 429, headers: { "retry-after": "100000" } }, { status: 200 }];
+      return () => script.shift() ?? { status: 500 };
+    };
+    loopback.reset(throttledOnce());
+    await client.request("ecs", "GET", "/x");
+    expect(loopback.sleeps).toEqual([60_000]);
+
+    const tighter = loopback.client({ retry: { maxRetryAfterMs: 5000 } });
+    loopback.reset(throttledOnce());
+    await tighter.request("ecs", "GET", "/x");
+    tighter.close();
+    expect(loopback.sleeps).toEqual([5000]);
+  });
+
+  describe("with an AbortSignal", () => {
+    /** Aborts 50 ms from now. */
+    function abortSoon(): AbortController {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      return controller;
+    }
+
+    it("ends an attempt the server never answers at once, with the signal's reason, and closes its socket", async () => {
+      const silent = await SilentServer.start();
+      const patient = testClient(silent.baseUrl);
+      const controller = abortSoon();
+      const started = performance.now();
+      const error = await patient.request("ecs", "GET", "/v1/x", { signal: controller.signal }).catch((e: unknown) => e);
+      const tookMs = performance.now() - started;
+      await silent.allClosed();
+      patient.close();
+      await silent.stop();
+      expect(error).toBe(controller.signal.reason);
+      expect(error).toMatchObject({ name: "AbortError" });
+      expect(tookMs).toBeLessThan(1000);
+      // Aborted, not failed: no second attempt.
+      expect(silent.sockets).toHaveLength(1);
+    });
+
+    it("stops the backoff between attempts", async () => {
+      // The default sleep, a real timer of at least 30 s here.
+      const waiting = loopback.client({ sleep: undefined, retry: { baseDelayMs: 60_000 } });
+      loopback.reset(() => ({ status: 503 }));
+      const controller = abortSoon();
+      const started = performance.now();
+      const error = await waiting.request("ecs", "GET", "/v1/x", { signal: controller.signal }).catch((e: unknown) => e);
+      waiting.close();
+      expect(error).toBe(controller.signal.reason);
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(loopback.requests).toHaveLength(1);
+    });
+
+    it("stops waiting for an injected sleep that ignores the signal", async () => {
+      const stuck = loopback.client({ sleep: () => new Promise<void>(() => undefined) });
+      loopback.reset(() => ({ status: 503 }));
+      const controller = abortSoon();
+      const error = await stuck.request("ecs", "GET", "/v1/x", { signal: controller.signal }).catch((e: unknown) => e);
+      stuck.close();
+      expect(error).toBe(controller.signal.reason);
+    });
+
+    it("sends nothing when the signal is already aborted", async () => {
+      loopback.reset(() => ({ status: 200, body: {} }));
+      const reason = new Error("reconcile timed out");
+      await expect(client.request("ecs", "GET", "/v1/x", { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+      expect(loopback.requests).toHaveLength(0);
+    });
   });
 
   it("refuses project-scoped requests without a project ID", async () => {

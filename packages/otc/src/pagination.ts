@@ -10,7 +10,7 @@
  *   short page is the last.
  */
 import type { Service } from "./endpoints.js";
-import type { OtcClient, OtcRequestOptions } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient, OtcRequestOptions } from "./otc-client.js";
 
 export interface ListRequest {
   readonly service: Service;
@@ -35,21 +35,21 @@ interface Link {
 const DEFAULT_LIMIT = 200;
 
 /** ECS-style: `offset` is the page number. A short page is the last. */
-export async function* listByPageNumber<T>(client: OtcClient, list: ListRequest): AsyncGenerator<T> {
+export async function* listByPageNumber<T>(client: OtcClient, list: ListRequest, options: OtcCallOptions = {}): AsyncGenerator<T> {
   const limit = list.limit ?? DEFAULT_LIMIT;
   for (let page = 1; ; page++) {
-    const items = itemsOf<T>(await get(client, list, { offset: page, limit }), list.itemsKey);
+    const items = itemsOf<T>(await get(client, list, { offset: page, limit }, options), list.itemsKey);
     yield* items;
     if (items.length < limit) return;
   }
 }
 
 /** ELB v2-style: continues while `<itemsKey>_links` has a `next` link, whose `marker` (else the last ID) is used. */
-export async function* listByLinks<T extends Identified>(client: OtcClient, list: ListRequest): AsyncGenerator<T> {
+export async function* listByLinks<T extends Identified>(client: OtcClient, list: ListRequest, options: OtcCallOptions = {}): AsyncGenerator<T> {
   const limit = list.limit ?? DEFAULT_LIMIT;
   let marker: string | undefined;
   for (;;) {
-    const answer = await get(client, list, { marker, limit });
+    const answer = await get(client, list, { marker, limit }, options);
     const items = itemsOf<T>(answer, list.itemsKey);
     yield* items;
     const links = answer[`${list.itemsKey}_links`];
@@ -62,11 +62,11 @@ export async function* listByLinks<T extends Identified>(client: OtcClient, list
 }
 
 /** ELB v3-style: continues while `page_info.next_marker` is set and the page was full. */
-export async function* listByPageInfo<T>(client: OtcClient, list: ListRequest): AsyncGenerator<T> {
+export async function* listByPageInfo<T>(client: OtcClient, list: ListRequest, options: OtcCallOptions = {}): AsyncGenerator<T> {
   const limit = list.limit ?? DEFAULT_LIMIT;
   let marker: string | undefined;
   for (;;) {
-    const answer = await get(client, list, { marker, limit });
+    const answer = await get(client, list, { marker, limit }, options);
     const items = itemsOf<T>(answer, list.itemsKey);
     yield* items;
     const pageInfo = answer.page_info as { next_marker?: unknown } | undefined;
@@ -77,11 +77,11 @@ export async function* listByPageInfo<T>(client: OtcClient, list: ListRequest): 
 }
 
 /** EIP-style: the marker is the last item's ID; a short page is the last. */
-export async function* listByMarker<T extends Identified>(client: OtcClient, list: ListRequest): AsyncGenerator<T> {
+export async function* listByMarker<T extends Identified>(client: OtcClient, list: ListRequest, options: OtcCallOptions = {}): AsyncGenerator<T> {
   const limit = list.limit ?? DEFAULT_LIMIT;
   let marker: string | undefined;
   for (;;) {
-    const items = itemsOf<T>(await get(client, list, { marker, limit }), list.itemsKey);
+    const items = itemsOf<T>(await get(client, list, { marker, limit }, options), list.itemsKey);
     yield* items;
     const nextMarker = items.at(-1)?.id;
     if (items.length < limit || !advances(marker, nextMarker)) return;
@@ -96,8 +96,14 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function get(client: OtcClient, list: ListRequest, paging: Record<string, string | number | undefined>): Promise<Record<string, unknown>> {
+async function get(
+  client: OtcClient,
+  list: ListRequest,
+  paging: Record<string, string | number | undefined>,
+  options: OtcCallOptions,
+): Promise<Record<string, unknown>> {
   const answer = await client.request<Record<string, unknown> | undefined>(list.service, "GET", list.path, {
+    ...options,
     query: { ...list.query, ...paging },
   });
   return answer ?? {};

@@ -6,7 +6,7 @@
  */
 import type { Service } from "./endpoints.js";
 import { OtcApiError } from "./errors.js";
-import type { OtcClient } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient } from "./otc-client.js";
 
 /** One REST resource: `service`, its singular body key, and the path of its collection. */
 export interface ResourceType {
@@ -29,31 +29,31 @@ export function refersTo(refs: readonly Ref[] | undefined, id: string): boolean 
   return (refs ?? []).some((ref) => ref.id === id);
 }
 
-export async function createResource<T>(client: OtcClient, type: ResourceType, body: object, extra: object = {}): Promise<T> {
-  const answer = await client.request<Record<string, T>>(type.service, "POST", type.collectionPath, { body: { [type.key]: body, ...extra } });
+export async function createResource<T>(client: OtcClient, type: ResourceType, body: object, extra: object = {}, options: OtcCallOptions = {}): Promise<T> {
+  const answer = await client.request<Record<string, T>>(type.service, "POST", type.collectionPath, { ...options, body: { [type.key]: body, ...extra } });
   return unwrap(answer, type, "POST", type.collectionPath);
 }
 
 /** The resource, or undefined when the service answers 404. */
-export async function getResource<T>(client: OtcClient, type: ResourceType, id: string): Promise<T | undefined> {
+export async function getResource<T>(client: OtcClient, type: ResourceType, id: string, options: OtcCallOptions = {}): Promise<T | undefined> {
   try {
     const path = itemPath(type, id);
-    return unwrap(await client.request<Record<string, T>>(type.service, "GET", path), type, "GET", path);
+    return unwrap(await client.request<Record<string, T>>(type.service, "GET", path, options), type, "GET", path);
   } catch (error) {
     if (error instanceof OtcApiError && error.notFound) return undefined;
     throw error;
   }
 }
 
-export async function updateResource<T>(client: OtcClient, type: ResourceType, id: string, body: object): Promise<T> {
+export async function updateResource<T>(client: OtcClient, type: ResourceType, id: string, body: object, options: OtcCallOptions = {}): Promise<T> {
   const path = itemPath(type, id);
-  return unwrap(await client.request<Record<string, T>>(type.service, "PUT", path, { body: { [type.key]: body } }), type, "PUT", path);
+  return unwrap(await client.request<Record<string, T>>(type.service, "PUT", path, { ...options, body: { [type.key]: body } }), type, "PUT", path);
 }
 
 /** True if deleted now, false if it was already gone (404). */
-export async function deleteResource(client: OtcClient, type: ResourceType, id: string): Promise<boolean> {
+export async function deleteResource(client: OtcClient, type: ResourceType, id: string, options: OtcCallOptions = {}): Promise<boolean> {
   try {
-    await client.request<unknown>(type.service, "DELETE", itemPath(type, id));
+    await client.request<unknown>(type.service, "DELETE", itemPath(type, id), options);
     return true;
   } catch (error) {
     if (error instanceof OtcApiError && error.notFound) return false;

@@ -91,6 +91,12 @@ describe("canonical request details", () => {
     expect(lines("https://h/p")[2]).toBe("");
   });
 
+  it("sorts keys and values by their UTF-8 bytes, as Go's sort.Strings does, not by UTF-16 code units", () => {
+    // U+FF61 is EF BD A1 in UTF-8 but sorts after the surrogate pair D83D DE00 of U+1F600 (F0 9F 98 80) in UTF-16.
+    const query = new URLSearchParams([["\u{1F600}", "2"], ["\uFF61", "1"], ["k", "\u{1F600}"], ["k", "\uFF61"]]);
+    expect(lines(`https://h/p?${query.toString()}`)[2]).toBe("k=%EF%BD%A1&k=%F0%9F%98%80&%EF%BD%A1=1&%F0%9F%98%80=2");
+  });
+
   it("hashes an empty body as the sha256 of nothing, and honours X-Sdk-Content-Sha256", () => {
     expect(lines("https://h/p").at(-1)).toBe(EMPTY_SHA256);
     const unsigned = canonicalRequest(

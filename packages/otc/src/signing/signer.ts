@@ -140,18 +140,22 @@ function canonicalQuery(url: URL): string {
     else values.push(value);
   }
   return [...byKey.keys()]
-    .sort(compareCodeUnits)
-    .flatMap((key) => (byKey.get(key) ?? []).sort(compareCodeUnits).map((value) => `${encode(key)}=${encode(value)}`))
+    .sort(compareUtf8)
+    .flatMap((key) => (byKey.get(key) ?? []).sort(compareUtf8).map((value) => `${encode(key)}=${encode(value)}`))
     .join("&");
 }
 
-/** Byte-order comparison, as Go's sort.Strings does (localeCompare would not). */
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * UTF-8 byte order, as Huawei's Go signer gets from sort.Strings. JavaScript's
+ * `<` compares UTF-16 code units, which puts characters above U+FFFF (surrogate
+ * pairs, D800–DFFF) before U+E000–U+FFFF; localeCompare is further off still.
+ */
+function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
 function normaliseHeaderNames(names: readonly string[]): string[] {
-  return [...new Set(names.map((name) => name.toLowerCase()))].sort(compareCodeUnits);
+  return [...new Set(names.map((name) => name.toLowerCase()))].sort(compareUtf8);
 }
 
 /** The host header defaults to the URL's host, which is what an HTTP client sends when none is set. */
