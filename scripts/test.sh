@@ -13,14 +13,18 @@ step "linting"
 step "checking that generated kcp types match the pinned kcp"
 node scripts/generate-kcp-types.mjs --check >&2
 
+step "type-checking the README examples"
+node scripts/check-readme-examples.mjs >&2
+
 step "running tests"
 mkdir -p .cache/reports
 report=.cache/reports/jest.json
-rm -f "$report"
+guard_report=.cache/reports/credential-guard.json  # written by e2e/src/global-teardown.ts
+rm -f "$report" "$guard_report"
 started=$(date +%s)
 set +e
 node --experimental-vm-modules node_modules/jest/bin/jest.js --ci --json --outputFile="$report" >&2
 jest_status=$?
 set -e
 echo "tests took $(elapsed "$started")" >&2
-node scripts/test-summary.mjs "$report" "$jest_status"
+node scripts/test-summary.mjs "$report" "$jest_status" "$guard_report"

@@ -16,7 +16,7 @@
 // served by the proxy but unknown to the checksum database, and upstream's
 // own go.sum is the authority on which content it was built with. --replace
 // overrides one module's target, for a module whose pinned version the proxy
-// does not serve (see kcp/README.md).
+// does not serve (see README.md, "Why these versions").
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";

@@ -12,7 +12,7 @@
  * wrapper's go.mod replaces that module with a directory
  * `.cache/go-src/<name>@<version>`; it is made before the build from the
  * proxy's copy of that version plus the files in the wrapper's
- * `compat/<name>@<version>/` (see scripts/binaries/kcp/README.md).
+ * `compat/<name>@<version>/` (see scripts/binaries/README.md).
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
