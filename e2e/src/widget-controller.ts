@@ -12,13 +12,14 @@ import {
   Controller,
   enqueueObject,
   isConditionTrue,
-  requestKey,
-  setCondition,
+  ownedConditions,
+  type ClusterScope,
   type Condition,
   type ControllerLogger,
   type ControllerMetrics,
   type ReflectorTuning,
   type Request,
+  type WatchedResource,
 } from "@edgeconnect/runtime";
 import { WIDGET_EXPORT, WIDGETS_PATH } from "./widget-export.js";
 
@@ -42,43 +43,42 @@ export interface WidgetControllerOptions {
 
 export class WidgetController {
   readonly source: ApiExportSource;
-  readonly controller: Controller;
+  readonly controller: Controller<ClusterScope>;
+  readonly widgets: WatchedResource<Widget>;
   private running: Promise<unknown> | undefined;
   private readonly stop = new AbortController();
 
   constructor(options: WidgetControllerOptions) {
-    this.controller = new Controller({
+    this.controller = new Controller<ClusterScope>({
       name: "widgets",
       maxConcurrentReconciles: options.workers ?? 4,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      scope: (request, signal) => this.source.scopeFor(request.cluster, signal),
       reconciler: {
-        reconcile: async (request) => {
-          const widget = this.source.get<Widget>("widgets", requestKey(request));
+        reconcile: async (request, { scope }) => {
+          const widget = scope.lister(this.widgets).get(request.namespace, request.name);
           if (widget === undefined || widget.metadata?.deletionTimestamp !== undefined) return;
-          const client = this.source.clientFor(request.cluster);
-          if (client === undefined) throw new Error(`no endpoint serves ${request.cluster} yet`);
           const color = widget.spec?.color ?? "";
-          if (widget.status?.observed === color && isConditionTrue(widget.status.conditions, "Ready", widget.metadata?.generation)) {
-            return;
-          }
-          const conditions = setCondition(
+          const generation = widget.metadata?.generation;
+          if (widget.status?.observed === color && isConditionTrue(widget.status.conditions, "Ready", generation)) return;
+          const conditions = ownedConditions(
             widget.status?.conditions,
-            { type: "Ready", status: "True", reason: "Observed", message: `observed color ${JSON.stringify(color)}` },
-            widget.metadata?.generation,
+            [{ type: "Ready", status: "True", reason: "Observed", message: `observed color ${JSON.stringify(color)}` }],
+            generation,
           );
           const path = `${WIDGETS_PATH}/namespaces/${request.namespace}/widgets/${request.name}`;
-          const written = await applyStatus<Widget>(client, path, widget, { observed: color, conditions }, FIELD_MANAGER);
+          const written = await applyStatus<Widget>(scope.client, path, widget, { observed: color, conditions }, FIELD_MANAGER);
           options.onReconciled?.(request, written);
         },
       },
     });
+    this.widgets = { name: "widgets", path: `/clusters/*${WIDGETS_PATH}/widgets`, handlers: enqueueObject<Widget>(this.controller) };
     this.source = new ApiExportSource({
       provider: options.provider,
       sliceName: WIDGET_EXPORT,
-      resources: [
-        { name: "widgets", path: `/clusters/*${WIDGETS_PATH}/widgets`, handlers: enqueueObject<Widget>(this.controller) },
-      ],
+      resources: [this.widgets],
+      onDisengage: (cluster) => this.controller.abortInFlight((request) => request.cluster === cluster, "the tenant left this controller's view"),
       ...(options.reflector ? { reflector: options.reflector } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, createWorkspace, deleteWorkspace, eventually, type Workspace } from "@edgeconnect/testenv";
+import { connectFromEnv, createWorkspace, deleteWorkspace, e2eLogStream, eventually, type Workspace } from "@edgeconnect/testenv";
 import { createLogger } from "@edgeconnect/runtime";
 import { WidgetController, type Widget } from "../src/widget-controller.js";
 import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
@@ -45,7 +45,7 @@ describe("runtime on an APIExport virtual workspace", () => {
     );
   };
   const startController = (): WidgetController => {
-    const started = new WidgetController({ provider: provider.client, reflector: FAST, logger: createLogger({ level: "warn" }) });
+    const started = new WidgetController({ provider: provider.client, reflector: FAST, logger: createLogger({ level: "info", destination: e2eLogStream("widget-controller") }) });
     started.start();
     return started;
   };
@@ -99,7 +99,7 @@ describe("runtime on an APIExport virtual workspace", () => {
     await eventually(
       () => {
         const bound = source?.boundClusters() ?? [];
-        const objects = source?.list<Widget>("widgets").filter((w) => clusterOf(w) === b.cluster) ?? [];
+        const objects = (controller === undefined ? [] : controller.source.list(controller.widgets)).filter((w) => clusterOf(w) === b.cluster);
         return !bound.includes(b.cluster) && objects.length === 0 ? [true, undefined] : [false, `${objects.length} objects, bound ${bound.length}`];
       },
       { timeoutMs: 60_000, description: "unbound tenant gone from the source" },
@@ -127,8 +127,9 @@ describe("runtime on an APIExport virtual workspace", () => {
   it("writes through the shard that serves the tenant, nowhere else", () => {
     const source = controller?.source;
     const [a, b] = tenants;
-    const client: RestClient | undefined = source?.clientFor(a?.cluster ?? "");
+    const signal = new AbortController().signal;
+    const client: RestClient | undefined = source?.scopeFor(a?.cluster ?? "", signal)?.client;
     expect(client?.server).toMatch(new RegExp(`/services/apiexport/.+/${WIDGET_EXPORT.replaceAll(".", "\\.")}/clusters/${a?.cluster ?? ""}$`));
-    expect(source?.clientFor(b?.cluster ?? "")).toBeUndefined();
+    expect(source?.scopeFor(b?.cluster ?? "", signal)).toBeUndefined();
   });
 });

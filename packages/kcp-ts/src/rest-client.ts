@@ -5,7 +5,10 @@
  * `server + path`, unchanged, so kcp paths survive.
  *
  * Guarantees: one keep-alive connection pool per client family (clients made
- * with `withServer` / `cluster` share it); errors never carry credentials.
+ * with `withServer` / `cluster` share it); errors never carry credentials;
+ * every request but a watch has a deadline (`DEFAULT_REQUEST_TIMEOUT_MS`
+ * unless the call names its own), and every call takes an AbortSignal that
+ * ends it at the socket.
  * Caveats: no retries here; the runtime decides what to retry and when.
  */
 import { KubeConfig } from "@kubernetes/client-node";
@@ -13,6 +16,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { HttpStatusError } from "./errors.js";
+import { registerKubeconfigCredentials } from "./kubeconfig-credentials.js";
 
 export interface RequestOptionsLite {
   readonly body?: unknown;
@@ -20,9 +24,24 @@ export interface RequestOptionsLite {
   readonly contentType?: string;
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly signal?: AbortSignal;
-  /** Abort when no complete answer arrived in this time. Default: none. */
+  /**
+   * Abort when no complete answer arrived in this time. Default the client's
+   * `requestTimeoutMs` for requests; watches have none, since they
+   * are meant to stay open (the reflector bounds them by inactivity).
+   */
   readonly timeoutMs?: number;
 }
+
+/** What every call accepts besides its path and body. */
+export type CallOptions = Pick<RequestOptionsLite, "signal" | "timeoutMs">;
+
+/**
+ * A request without an answer after this long fails: client-go has no
+ * default, and a hung connection then holds a worker, a Lease renewal or a
+ * shutdown forever. Thirty seconds is far above an API server's answer time
+ * for one object and below every reconcile and drain bound of the runtime.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface WatchEvent<T = KubeObject> {
   readonly type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
@@ -66,16 +85,26 @@ export class RestClient {
   private readonly transport: Transport;
   /** Base URL every path is appended to. */
   readonly server: string;
+  /** The deadline of a request that names none; see `withTimeout`. */
+  readonly requestTimeoutMs: number;
 
   /** `server` overrides the kubeconfig's server URL, keeping its credentials. */
   constructor(kubeConfig: KubeConfig, server?: string);
-  constructor(transport: Transport, server: string);
-  constructor(source: KubeConfig | Transport, server?: string) {
+  constructor(transport: Transport, server: string, requestTimeoutMs: number, boundSignal: AbortSignal | undefined);
+  constructor(
+    source: KubeConfig | Transport,
+    server?: string,
+    requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+    private readonly boundSignal?: AbortSignal,
+  ) {
     this.transport =
       source instanceof KubeConfig
         ? { kubeConfig: source, https: new HttpsAgent({ keepAlive: true }), http: new HttpAgent({ keepAlive: true }) }
         : source;
+    // Clients derived with withServer & co. share the transport, registered when it was made.
+    if (source instanceof KubeConfig) registerKubeconfigCredentials(source);
     this.server = (server ?? currentServer(this.transport.kubeConfig)).replace(/\/+$/, "");
+    this.requestTimeoutMs = requestTimeoutMs;
   }
 
   static fromFile(path: string): RestClient {
@@ -93,7 +122,27 @@ export class RestClient {
 
   /** The same credentials and connections against another base URL (a workspace, a virtual workspace). */
   withServer(server: string): RestClient {
-    return new RestClient(this.transport, server);
+    return new RestClient(this.transport, server, this.requestTimeoutMs, this.boundSignal);
+  }
+
+  /**
+   * The same client whose requests fail after `ms` unless a call names its
+   * own deadline: Lease calls, say, must end well inside a renew deadline.
+   */
+  withTimeout(ms: number): RestClient {
+    if (!(ms > 0)) throw new RangeError(`timeout must be positive, got ${ms}`);
+    return new RestClient(this.transport, this.server, ms, this.boundSignal);
+  }
+
+  /**
+   * The same client whose every call, watches included, also ends when
+   * `signal` aborts: a reconcile hands its tenant code a client bound to the
+   * reconcile's signal, so its timeout reaches the socket of every call
+   * whether or not the code passes the signal on.
+   */
+  withSignal(signal: AbortSignal): RestClient {
+    const bound = this.boundSignal === undefined ? signal : AbortSignal.any([this.boundSignal, signal]);
+    return new RestClient(this.transport, this.server, this.requestTimeoutMs, bound);
   }
 
   /** A client for kcp's `/clusters/<pathOrName>` below this client's server (`*` for all). */
@@ -115,30 +164,38 @@ export class RestClient {
     return this.request<KubeList<T>>("GET", path, options);
   }
 
-  async create<T = KubeObject>(path: string, body: unknown): Promise<T> {
-    return this.request<T>("POST", path, { body });
+  async create<T = KubeObject>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {
+    return this.request<T>("POST", path, { ...options, body });
   }
 
-  async replace<T = KubeObject>(path: string, body: unknown): Promise<T> {
-    return this.request<T>("PUT", path, { body });
+  async replace<T = KubeObject>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {
+    return this.request<T>("PUT", path, { ...options, body });
   }
 
   async delete(path: string, options?: RequestOptionsLite): Promise<void> {
     await this.request("DELETE", path, options);
   }
 
-  /** Server-side apply of `body` at `path` (the object's own URL, or its /status). */
-  async apply<T = KubeObject>(path: string, body: unknown, fieldManager: string): Promise<T> {
+  /**
+   * Server-side apply of `body` at `path` (the object's own URL, or its
+   * /status). Forced by default: the objects a controller applies this way
+   * are its own; pass `force: false` to have a conflict with another field
+   * manager fail with 409 instead.
+   */
+  async apply<T = KubeObject>(path: string, body: unknown, fieldManager: string, options: CallOptions & { force?: boolean } = {}): Promise<T> {
+    const { force = true, ...call } = options;
     return this.request<T>("PATCH", path, {
+      ...call,
       body,
       contentType: "application/apply-patch+yaml",
-      query: { fieldManager, force: true },
+      query: { fieldManager, force },
     });
   }
 
   /** Sends a request; a JSON answer is parsed, any other answer returned as text. */
   async request<T = unknown>(method: string, path: string, options: RequestOptionsLite = {}): Promise<T> {
-    const response = await this.send(method, path, options);
+    const bounded = { ...options, timeoutMs: options.timeoutMs ?? this.requestTimeoutMs };
+    const response = await this.send(method, path, bounded);
     const text = await readAll(response);
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
@@ -166,7 +223,7 @@ export class RestClient {
         if (line.trim() !== "") yield JSON.parse(line) as WatchEvent<T>;
       }
     } catch (err) {
-      if (!options.signal?.aborted) throw err;
+      if (!options.signal?.aborted && !this.boundSignal?.aborted) throw err;
     } finally {
       lines.close();
       response.destroy();
@@ -187,7 +244,7 @@ export class RestClient {
       // unless told, and the API server then reads the body as the next request.
       ...(payload === undefined ? {} : { "Content-Type": payload.contentType, "Content-Length": Buffer.byteLength(payload.data) }),
     };
-    const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
+    const signals = [options.signal, this.boundSignal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
     const active = signals.filter((s): s is AbortSignal => s !== undefined);
     if (active.length > 0) requestOptions.signal = active.length === 1 ? active[0] : AbortSignal.any(active);
     const send = plain ? httpRequest : httpsRequest;

@@ -24,32 +24,35 @@ export {
   ApiExportSource,
   diffEndpoints,
   type ApiExportSourceOptions,
+  type ClusterScope,
   type ReflectorTuning,
+  type SourceLogger,
   type WatchedResource,
 } from "./apiexport/apiexport-source.js";
 export { Backoff, type BackoffOptions } from "./reflector/backoff.js";
 export { InitialSyncError, ObjectKeyError, WatchEventError } from "./reflector/errors.js";
 export { Reflector, type ListWatchClient, type ReflectorHandlers, type ReflectorLogger, type ReflectorOptions } from "./reflector/reflector.js";
+export { joinKey, objectKey, splitKey, type Keyable, type KeyParts } from "./reflector/object-key.js";
 export {
   CLUSTER_INDEX,
   CLUSTER_NAMESPACE_INDEX,
-  objectKey,
-  splitKey,
+  mutableCopy,
   Store,
+  type DeepReadonly,
   type Indexer,
-  type KeyParts,
   type ReplaceResult,
   type StoreChange,
   type StoreOptions,
 } from "./reflector/store.js";
 
 export { ManualClock, realClock, type Clock, type TimerHandle } from "./queue/clock.js";
-export { FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";
+export { defaultMaxInFlightPerTenant, FairQueue, type FairQueueOptions } from "./queue/fair-queue.js";
 export { NO_QUEUE_METRICS, type QueueMetrics } from "./queue/queue-metrics.js";
 export {
   defaultControllerRateLimiter,
   ExponentialFailureRateLimiter,
   MaxOfRateLimiter,
+  TenantTokenBucketRateLimiter,
   TokenBucketRateLimiter,
   type DefaultControllerRateLimiterOptions,
   type ExponentialFailureOptions,
@@ -57,12 +60,43 @@ export {
   type TokenBucketOptions,
 } from "./queue/rate-limiter.js";
 
-export { conditionTime, findCondition, isConditionTrue, setCondition, type Condition, type ConditionStatus, type ConditionUpdate } from "./reconcile/conditions.js";
-export { Controller, type ControllerMetrics, type ControllerOptions, type Logger as ControllerLogger } from "./reconcile/controller.js";
+export {
+  conditionTime,
+  findCondition,
+  isConditionTrue,
+  ownedConditions,
+  setCondition,
+  type Condition,
+  type ConditionStatus,
+  type ConditionUpdate,
+} from "./reconcile/conditions.js";
+export { finalize, type FinalizableObject, type FinalizerHooks } from "./reconcile/finalizer.js";
+export { Controller, ReconcileAbortedError, type ControllerMetrics, type ControllerOptions, type ScopeOf } from "./reconcile/controller.js";
 export { combineHandlers, enqueueMapped, enqueueObject, requestFor, type EventHandlers, type RequestSink } from "./reconcile/handlers.js";
-export { reconcilerFn, TerminalError, type ReconcileContext, type Reconciler, type Result } from "./reconcile/reconciler.js";
-export { describeRequest, requestFromKey, requestKey, tenantOf, type Request } from "./reconcile/request.js";
-export { applyStatus, ensureFinalizer, hasFinalizer, removeFinalizer, type WriteClient } from "./reconcile/writes.js";
+export {
+  SILENT,
+  TerminalError,
+  type Logger as ControllerLogger,
+  type NoScope,
+  type ReconcileContext,
+  type Reconciler,
+  type Result,
+} from "./reconcile/reconciler.js";
+export { describeRequest, requestKey, tenantOf, type Request } from "./reconcile/request.js";
+export {
+  applyStatus,
+  ensureFinalizer,
+  FieldConflictError,
+  hasFinalizer,
+  removeFinalizer,
+  StaleObjectError,
+  type GuardedObject,
+  type ObjectIdentity,
+  type WriteClient,
+  type ApplyStatusOptions,
+  type WriteOptions,
+} from "./reconcile/writes.js";
+export { GENERIC_TENANT_MESSAGE, MAX_TENANT_MESSAGE_CHARS, tenantMessage } from "./reconcile/tenant-message.js";
 
 export { EventRecorder, type EventClient, type EventRecorderOptions, type EventType } from "./events/event-recorder.js";
 
@@ -72,22 +106,18 @@ export { LeaseLock, microTime, type Lease, type LeaseClient, type LeaseSpec } fr
 export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions } from "./leader/shard-coordinator.js";
 export { shardedController, type ShardedController, type ShardedControllerOptions } from "./leader/sharded-controller.js";
 
-export { LeadershipLostError, runManager, type ManagerOptions, type Source } from "./manager/manager.js";
+export { CacheSyncTimeoutError, LeadershipLostError, runManager, waitForCacheSync, type ManagerOptions, type Source } from "./manager/manager.js";
+export { clusterLister, type Lister } from "./reflector/lister.js";
 
 export {
-  controllerLogger,
   createLogger,
   MAX_ERROR_BODY_CHARS,
-  reconcileLogger,
   REDACTED,
-  REDACTED_PATHS,
   serializeError,
-  type ControllerLogFields,
-  type Logger,
   type LoggerOptions,
-  type ReconcileLogFields,
   type SerializedError,
 } from "./observability/logger.js";
+export { isSensitiveKey, registerSecret, scrubDeep, scrubText } from "@edgeconnect/redaction";
 export {
   RECONCILE_RESULTS,
   RECONCILE_TIME_BUCKETS,

@@ -27,6 +27,7 @@ export {
   type InfraMode,
 } from "./environment.js";
 export { BinaryUnavailableError, FatalError, ServerExitedError, TimeoutError } from "./errors.js";
+export { E2E_LOG_DIR_ENV_VAR, e2eLogStream, keepE2eLog } from "./e2e-logs.js";
 export { eventually, holds, type Check, type EventuallyOptions } from "./eventually.js";
 export { KcpServer, type KcpServerOptions } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";
@@ -34,6 +35,7 @@ export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 export { freePort, freePorts } from "./ports.js";
 export { Reaper } from "./reaper.js";
+export { StallingProxy, type StallingProxyOptions } from "./stalling-proxy.js";
 export {
   apiExportEndpoints,
   bindApiExport,

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import { createPublicIp, createLoadBalancerV2, type OtcClient } from "@edgeconnect/otc";
 import type { OtcSimulator } from "@edgeconnect/otc-simulator";
-import { EventRecorder, Reflector, Store } from "@edgeconnect/runtime";
-import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
+import { EventRecorder, Reflector, RuntimeMetrics, runManager, Store } from "@edgeconnect/runtime";
+import { connectFromEnv, eventually, holds, StallingProxy } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LoadBalancerConfig } from "../config/cloud-config.js";
@@ -44,10 +44,9 @@ describeInfra("service controller on a real API server and the OTC simulator", (
   let cloud: SimulatedCloud;
   let sim: OtcSimulator;
   let otc: OtcClient;
-  const stop = new AbortController();
-  let running: Promise<unknown>;
-  let reflectors: Reflector<KubeObject>[] = [];
+  let manager: { stop: AbortController; running: Promise<void> };
   const writes: string[] = [];
+  const proxies: StallingProxy[] = [];
 
   beforeAll(async () => {
     cloud = await startSimulatedCloud({ transitionDelayMs: 20, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
@@ -55,21 +54,30 @@ describeInfra("service controller on a real API server and the OTC simulator", (
     await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
     for (const [suffix, address] of [["a", "192.168.0.101"], ["b", "192.168.0.102"]] as const) await createNode(suffix, address);
 
+    manager = startManager(kube);
+  });
+
+  /**
+   * The controller as the controller manager runs it: through runManager,
+   * whose sync gate holds every reconcile until both reflectors have listed.
+   * `nodeClient` carries the Node reflector's calls.
+   */
+  function startManager(nodeClient: RestClient): { stop: AbortController; running: Promise<void> } {
     const services = new Store<Service>();
     const nodes = new Store<Node>();
     // Records the controller's writes (Events included), which a no-op PATCH would not show in resourceVersions.
     const client: Pick<RestClient, "request" | "apply" | "create"> = {
-      create: (path, body) => {
+      create: (path, body, options) => {
         writes.push(`POST ${path}`);
-        return kube.create(path, body);
+        return kube.create(path, body, options);
       },
       request: (method, path, options) => {
         if (method !== "GET") writes.push(`${method} ${path}`);
         return kube.request(method, path, options);
       },
-      apply: (path, body, fieldManager) => {
+      apply: (path, body, fieldManager, options) => {
         writes.push(`APPLY ${path}`);
-        return kube.apply(path, body, fieldManager);
+        return kube.apply(path, body, fieldManager, options);
       },
     };
     const recorder = new EventRecorder({ client, component: "cloud-controller-manager" });
@@ -86,14 +94,21 @@ describeInfra("service controller on a real API server and the OTC simulator", (
       recorder,
       resyncPeriodMs: 2_000,
     });
-    reflectors = [
-      new Reflector<Node>({ client: kube, path: NODES_PATH, labelSelector: `${nodeLabel}=${run}`, store: nodes, handlers: parts.nodeHandlers }),
-      new Reflector<Service>({ client: kube, path: `/api/v1/namespaces/${namespace}/services`, store: services, handlers: parts.serviceHandlers }),
-    ] as Reflector<KubeObject>[];
-    for (const reflector of reflectors) void reflector.start();
-    await Promise.all(reflectors.map((reflector) => reflector.synced));
-    running = parts.controller.start(stop.signal);
-  });
+    const stop = new AbortController();
+    const running = runManager(
+      {
+        flags: { metricsBindAddress: "0", healthProbeBindAddress: "0" },
+        metrics: new RuntimeMetrics(),
+        sources: {
+          nodes: new Reflector<Node>({ client: nodeClient, path: NODES_PATH, labelSelector: `${nodeLabel}=${run}`, store: nodes, handlers: parts.nodeHandlers }),
+          services: new Reflector<Service>({ client: kube, path: `/api/v1/namespaces/${namespace}/services`, store: services, handlers: parts.serviceHandlers }),
+        },
+        controllers: [parts.controller],
+      },
+      stop.signal,
+    );
+    return { stop, running };
+  }
 
   afterAll(async () => {
     // While the controller still runs, so that it can release the cleanup finalizers.
@@ -103,9 +118,9 @@ describeInfra("service controller on a real API server and the OTC simulator", (
       const left = (await kube.list<Service>(services)).items.length;
       return holds(left === 0, `${left} Services left`);
     });
-    stop.abort();
-    await running;
-    await Promise.all(reflectors.map((reflector) => reflector.stop()));
+    manager.stop.abort();
+    await manager.running;
+    await Promise.all(proxies.map((proxy) => proxy.close()));
     await kube.request("DELETE", NODES_PATH, { query: { labelSelector: `${nodeLabel}=${run}` } });
     await kube.delete(`/api/v1/namespaces/${namespace}`);
     await cloud?.close();
@@ -253,6 +268,36 @@ describeInfra("service controller on a real API server and the OTC simulator", (
     await eventually(async () => holds(topology("steady")?.members.length === 2, `topology ${JSON.stringify(topology("steady"))}`), {
       description: "member lost in OTC restored by the resync",
     });
+  });
+
+  it("restarts with a slow Node list without touching a member: no reconcile before every cache has synced", async () => {
+    await createService("restart", { ports: [{ protocol: "TCP", port: 80 }] });
+    await eventually(async () => holds(topology("restart")?.members.length === 2, `topology ${JSON.stringify(topology("restart"))}`), {
+      description: "restart has both members",
+    });
+    manager.stop.abort();
+    await manager.running;
+
+    // The Node LIST is held; watches and every other call pass.
+    const proxy = await StallingProxy.start({
+      upstream: kube.server,
+      matches: (method, path) => method === "GET" && path.startsWith(NODES_PATH) && !path.includes("watch=true"),
+    });
+    proxies.push(proxy);
+    proxy.stall();
+    const mark = sim.faults.requests.length;
+    manager = startManager(kube.withServer(proxy.url));
+    await eventually(() => holds(proxy.counts.held > 0, "the Node list was not asked for yet"), { description: "node list stalled" });
+    // Long enough for the Service list to arrive and a reconcile to run, were one allowed.
+    await sleep(2_500);
+    expect(sim.faults.requests.slice(mark)).toEqual([]);
+    expect(topology("restart")?.members).toHaveLength(2);
+
+    proxy.resume();
+    await eventually(() => holds(sim.faults.requests.length > mark, "no reconcile after the Node list arrived"), { description: "reconciled" });
+    await sleep(500);
+    expect(sim.faults.requests.slice(mark).filter((request) => request.method === "DELETE")).toEqual([]);
+    expect(topology("restart")?.members).toHaveLength(2);
   });
 
   it("creates a dedicated ELB for otc.cloud/elb-class: dedicated and deletes it with its EIP", async () => {

@@ -22,11 +22,13 @@ import {
   Controller,
   ensureFinalizer,
   hasFinalizer,
+  mutableCopy,
   removeFinalizer,
   requestFor,
   requestKey,
   TerminalError,
   type ControllerLogger,
+  type DeepReadonly,
   type EventHandlers,
   type EventRecorder,
   type Request,
@@ -74,11 +76,13 @@ export function serviceController(options: ServiceControllerOptions): ServiceCon
     name: SERVICE_CONTROLLER_NAME,
     reconciler,
     maxConcurrentReconciles: options.concurrentServiceSyncs ?? 1,
+    // One workload cluster is one tenant: every worker may serve it.
+    maxInFlightPerTenant: options.concurrentServiceSyncs ?? 1,
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
-  const ours = (service: Service): boolean => wantsLoadBalancer(service) || hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP);
-  const enqueue = (service: Service): void => {
+  const ours = (service: DeepReadonly<Service>): boolean => wantsLoadBalancer(service) || hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP);
+  const enqueue = (service: DeepReadonly<Service>): void => {
     if (ours(service)) controller.enqueue(requestFor(service));
   };
   const enqueueAll = (): void => {
@@ -119,11 +123,13 @@ class ServiceReconciler {
 
   async reconcile(request: Request): Promise<Result | undefined> {
     const key = requestKey(request);
-    const service = this.options.services.get(key);
-    if (service === undefined) {
+    const cached = this.options.services.get(key);
+    if (cached === undefined) {
       this.ensured.delete(key);
       return undefined;
     }
+    // The reconcile's own copy, as controller-runtime's cache reader hands out: the cache is shared and frozen.
+    const service = mutableCopy(cached);
     if (service.metadata?.deletionTimestamp === undefined && wantsLoadBalancer(service)) return this.sync(key, service);
     this.ensured.delete(key);
     if (hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP)) await this.cleanup(service);
@@ -212,8 +218,8 @@ function sameIngress(a: readonly LoadBalancerIngress[], b: readonly LoadBalancer
   return key(a) === key(b);
 }
 
-function specOrMetaChanged(old: KubeObject, current: KubeObject): boolean {
-  const view = (obj: KubeObject): string => {
+function specOrMetaChanged(old: DeepReadonly<KubeObject>, current: DeepReadonly<KubeObject>): boolean {
+  const view = (obj: DeepReadonly<KubeObject>): string => {
     const { annotations, finalizers, deletionTimestamp, uid } = obj.metadata ?? {};
     return JSON.stringify([obj.spec, annotations, finalizers, deletionTimestamp, uid]);
   };
@@ -221,7 +227,7 @@ function specOrMetaChanged(old: KubeObject, current: KubeObject): boolean {
 }
 
 /** What of a node matters to load balancers: whether and at which address it is a member. */
-function memberView(node: Node): string {
+function memberView(node: DeepReadonly<Node>): string {
   return JSON.stringify(loadBalancerMembers([node]));
 }
 

@@ -68,7 +68,7 @@ describeInfra("LeaderElector on a real API server", () => {
 
   it("elects exactly one leader and hands over at once on graceful shutdown", async () => {
     const replicas = [replica("a", "graceful"), replica("b", "graceful")];
-    const first = await eventually(() => {
+    const first = await eventually<Replica>(() => {
       const current = leaders(replicas);
       return current.length === 1 && current[0] ? [true, current[0]] : [false, `${current.length} leaders`];
     });
@@ -89,7 +89,7 @@ describeInfra("LeaderElector on a real API server", () => {
 
   it("takes over from a leader that went dark, without overlapping with it", async () => {
     const replicas = [replica("a", "dark"), replica("b", "dark")];
-    const first = await eventually(() => {
+    const first = await eventually<Replica>(() => {
       const current = leaders(replicas);
       return current.length === 1 && current[0] ? [true, current[0]] : [false, `${current.length} leaders`];
     });

@@ -9,8 +9,12 @@
  *   const elector = new LeaderElector({ lock, identity, onStartedLeading: (signal) => runControllers(signal) });
  *   await elector.run(shutdownSignal);   // returns after shutdown, Lease released
  *
- * Caveats: `onStartedLeading` must stop promptly when its signal aborts;
- * leadership is only as exclusive as that promptness.
+ * Exclusivity holds when calls hang, not only when they fail: every attempt
+ * is bounded by what is left of the renew deadline, and a timer ends
+ * leadership at the deadline whatever the attempt in flight does.
+ *
+ * Caveats: `onStartedLeading` must stop acting when its signal aborts
+ * (calls made with that signal do); leadership is only as exclusive as that.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { LeaseHolder } from "./lease-holder.js";
@@ -33,6 +37,8 @@ export interface LeaderElectorOptions {
   readonly onLeadershipChange?: (leading: boolean) => void;
   /** Errors while talking to the API server; they are retried. */
   readonly onError?: (err: unknown) => void;
+  /** Milliseconds on a monotonic clock. Default performance.now. */
+  readonly now?: () => number;
 }
 
 export class LeaderElector {
@@ -40,6 +46,7 @@ export class LeaderElector {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
+  private readonly now: () => number;
   private leading = false;
 
   constructor(private readonly options: LeaderElectorOptions) {
@@ -49,7 +56,8 @@ export class LeaderElector {
     if (this.renewDeadlineMs >= this.leaseDurationMs) {
       throw new Error("renewDeadlineMs must be shorter than leaseDurationMs");
     }
-    this.holder = new LeaseHolder({ lock: options.lock, identity: options.identity, leaseDurationMs: this.leaseDurationMs });
+    this.now = options.now ?? (() => performance.now());
+    this.holder = new LeaseHolder({ lock: options.lock, identity: options.identity, leaseDurationMs: this.leaseDurationMs, now: this.now });
   }
 
   get isLeader(): boolean {
@@ -64,39 +72,54 @@ export class LeaderElector {
   /** Campaigns, leads, and campaigns again after losing, until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      if (!(await this.attempt())) {
+      if (!(await this.attempt(AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)])))) {
         await pause(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
         continue;
       }
       await this.lead(signal);
     }
-    await this.holder.release().catch((err: unknown) => this.options.onError?.(err));
+    // Bounded: a hung API server must not hold the shutdown; the Lease then expires.
+    await this.holder.release(AbortSignal.timeout(this.retryPeriodMs)).catch((err: unknown) => this.options.onError?.(err));
   }
 
+  /**
+   * Leads until `stop`, a lost Lease or the renew deadline. The deadline is a
+   * timer, not a check after each renewal: a renewal that hangs must not
+   * keep this replica leading past the point where another may take over.
+   */
   private async lead(stop: AbortSignal): Promise<void> {
     const leading = new AbortController();
     const onStop = (): void => leading.abort();
     stop.addEventListener("abort", onStop, { once: true });
+    let renewedAt = this.now();
+    const expire = (): NodeJS.Timeout => setTimeout(() => leading.abort(), this.renewDeadlineMs);
+    let deadline = expire();
     this.setLeading(true);
     const work = Promise.resolve()
       .then(() => this.options.onStartedLeading(leading.signal))
       .catch((err: unknown) => this.options.onError?.(err));
-    let renewed = Date.now();
     while (!leading.signal.aborted) {
       await pause(this.retryPeriodMs, leading.signal);
       if (leading.signal.aborted) break;
-      if (await this.attempt()) renewed = Date.now();
-      else if (!this.holder.held || Date.now() - renewed > this.renewDeadlineMs) leading.abort();
+      const left = Math.max(1, Math.ceil(renewedAt + this.renewDeadlineMs - this.now()));
+      if (await this.attempt(AbortSignal.any([leading.signal, AbortSignal.timeout(left)]))) {
+        renewedAt = this.now();
+        clearTimeout(deadline);
+        deadline = expire();
+      } else if (!this.holder.held) {
+        leading.abort();
+      }
     }
+    clearTimeout(deadline);
     stop.removeEventListener("abort", onStop);
     await work;
     this.setLeading(false);
     this.options.onStoppedLeading?.();
   }
 
-  private async attempt(): Promise<boolean> {
+  private async attempt(signal: AbortSignal): Promise<boolean> {
     try {
-      return await this.holder.tryAcquireOrRenew();
+      return await this.holder.tryAcquireOrRenew(signal);
     } catch (err) {
       this.options.onError?.(err);
       return false;

@@ -9,7 +9,7 @@ function replicas(names: string[]): { clock: { t: number }; holders: Record<stri
   const clock = { t: 1_000_000 };
   const holders: Record<string, LeaseHolder> = {};
   for (const identity of names) {
-    holders[identity] = new LeaseHolder({ lock: new LeaseLock(store, "kube-system", "ccm"), identity, leaseDurationMs: 15_000, now: () => clock.t });
+    holders[identity] = new LeaseHolder({ lock: new LeaseLock(store, "kube-system", "ccm"), identity, leaseDurationMs: 15_000, now: () => clock.t, wallClock: () => new Date(clock.t) });
   }
   return { clock, holders, store };
 }

@@ -15,16 +15,23 @@ export interface LeaseHolderOptions {
   readonly identity: string;
   /** How long a Lease stays ours without renewal. */
   readonly leaseDurationMs: number;
-  /** Milliseconds now. Default Date.now. */
+  /**
+   * Milliseconds on a monotonic clock, for expiry. Default performance.now:
+   * a wall clock stepped by NTP would stretch or shrink a lease.
+   */
   readonly now?: () => number;
+  /** The time written into acquireTime and renewTime. Default `new Date()`. */
+  readonly wallClock?: () => Date;
 }
 
 export class LeaseHolder {
   private readonly observation = new LeaseObservation();
   private readonly now: () => number;
+  private readonly wallClock: () => Date;
 
   constructor(private readonly options: LeaseHolderOptions) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
+    this.wallClock = options.wallClock ?? (() => new Date());
   }
 
   /** The identity that held the Lease when we last looked ("" if released). */
@@ -48,35 +55,36 @@ export class LeaseHolder {
   /**
    * Acquires or renews. Resolves true when the Lease is ours now; false when
    * another holder's Lease is still valid or another writer won the race.
-   * Network errors reject; the caller decides how long to keep trying.
+   * Network errors reject; the caller decides how long to keep trying, and
+   * `signal` bounds the attempt (the caller's deadline).
    */
-  async tryAcquireOrRenew(): Promise<boolean> {
+  async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     const { lock, identity } = this.options;
     const now = this.now();
-    const lease = await lock.get();
+    const lease = await lock.get(signal);
     if (lease === undefined) {
-      return this.record(await lock.create(this.nextSpec(undefined, now)), now);
+      return this.record(await lock.create(this.nextSpec(undefined), signal), now);
     }
     this.observation.observe(lease, now);
     const valid = this.observation.validHolder(now);
     if (valid !== undefined && valid !== identity) return false;
-    return this.record(await lock.update(lease, this.nextSpec(lease.spec ?? {}, now)), now);
+    return this.record(await lock.update(lease, this.nextSpec(lease.spec ?? {}), signal), now);
   }
 
   /**
    * Gives the Lease up if we hold it, so another replica need not wait for it
    * to expire. Best effort: a failure leaves it to expire.
    */
-  async release(): Promise<void> {
-    const lease = await this.options.lock.get();
+  async release(signal?: AbortSignal): Promise<void> {
+    const lease = await this.options.lock.get(signal);
     if (lease?.spec?.holderIdentity !== this.options.identity) return;
-    const released = await this.options.lock.update(lease, { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 });
+    const released = await this.options.lock.update(lease, { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 }, signal);
     this.record(released, this.now());
   }
 
-  private nextSpec(current: LeaseSpec | undefined, now: number): LeaseSpec {
+  private nextSpec(current: LeaseSpec | undefined): LeaseSpec {
     const mine = current?.holderIdentity === this.options.identity;
-    const time = microTime(new Date(now));
+    const time = microTime(this.wallClock());
     return {
       holderIdentity: this.options.identity,
       leaseDurationSeconds: Math.ceil(this.options.leaseDurationMs / 1000),

@@ -1,7 +1,8 @@
 /**
  * A `coordination.k8s.io/v1` Lease as a lock record: read it, create it, and
  * replace it only if nobody changed it since we read it (the resourceVersion
- * rides along, so a concurrent writer makes ours fail with 409).
+ * rides along, so a concurrent writer makes ours fail with 409). Every call
+ * takes the signal that bounds the attempt it belongs to.
  */
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 
@@ -40,9 +41,9 @@ export class LeaseLock {
   }
 
   /** The current Lease, or undefined if there is none. */
-  async get(): Promise<Lease | undefined> {
+  async get(signal?: AbortSignal): Promise<Lease | undefined> {
     try {
-      return await this.client.get<Lease>(this.path);
+      return await this.client.get<Lease>(this.path, { signal });
     } catch (err) {
       if (err instanceof HttpStatusError && err.status === 404) return undefined;
       throw err;
@@ -50,14 +51,18 @@ export class LeaseLock {
   }
 
   /** Creates the Lease; undefined if someone else created it first. */
-  async create(spec: LeaseSpec): Promise<Lease | undefined> {
+  async create(spec: LeaseSpec, signal?: AbortSignal): Promise<Lease | undefined> {
     try {
-      return await this.client.create<Lease>(`/apis/coordination.k8s.io/v1/namespaces/${this.namespace}/leases`, {
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
-        metadata: { name: this.name, namespace: this.namespace, labels: this.labels },
-        spec,
-      });
+      return await this.client.create<Lease>(
+        `/apis/coordination.k8s.io/v1/namespaces/${this.namespace}/leases`,
+        {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name: this.name, namespace: this.namespace, labels: this.labels },
+          spec,
+        },
+        { signal },
+      );
     } catch (err) {
       if (err instanceof HttpStatusError && err.status === 409) return undefined;
       throw err;
@@ -65,9 +70,9 @@ export class LeaseLock {
   }
 
   /** Replaces the spec of `current`; undefined if the Lease changed since it was read. */
-  async update(current: Lease, spec: LeaseSpec): Promise<Lease | undefined> {
+  async update(current: Lease, spec: LeaseSpec, signal?: AbortSignal): Promise<Lease | undefined> {
     try {
-      return await this.client.replace<Lease>(this.path, { ...current, spec });
+      return await this.client.replace<Lease>(this.path, { ...current, spec }, { signal });
     } catch (err) {
       if (err instanceof HttpStatusError && err.status === 409) return undefined;
       throw err;

@@ -8,11 +8,19 @@
  * even while they disagree about membership.
  *
  * Hand-over: a replica that should no longer own a slot stops admitting its
- * tenants, waits until their reconciles in flight end (`drainSlot`), then
- * releases the Lease, and the new owner acquires it at its next round. A dead
- * replica's slots are taken over once its Leases expire: about one lease
- * duration for the membership to lapse, within the same window for the slot
- * Leases, plus a retry period, so within two lease durations.
+ * tenants, aborts and waits for their reconciles in flight (`drainSlot`, in
+ * the background: a slow drain never delays the renewal of other slots),
+ * then releases the Lease, and the new owner acquires it at its next round.
+ * A dead replica's slots are taken over once its Leases expire: about one
+ * lease duration for the membership to lapse, within the same window for the
+ * slot Leases, plus a retry period, so within two lease durations.
+ *
+ * Exclusivity when calls hang: ownership is derived from time. A slot counts
+ * as ours only until its last successful renewal plus the renew deadline (by
+ * a monotonic clock), so `owns` turns false by itself while a renewal hangs,
+ * and a timer reports the loss (`onSlotLost`) at that moment; each attempt
+ * is bounded by what is left of that deadline. Other replicas wait a whole
+ * lease duration from their own observation, which is longer.
  *
  * RBAC: get, list, create, update on coordination.k8s.io leases in `namespace`.
  */
@@ -41,12 +49,14 @@ export interface ShardCoordinatorOptions {
   readonly retryPeriodMs?: number;
   /** The slot is ours: its tenants may be reconciled (re-enqueue them). */
   readonly onSlotAcquired?: (slot: number) => void;
-  /** The slot is no longer ours: stop admitting its tenants. */
+  /** The slot is no longer ours: stop admitting its tenants and abort their reconciles. */
   readonly onSlotLost?: (slot: number) => void;
   /** Resolves when no reconcile of the slot's tenants is in flight. */
   readonly drainSlot?: (slot: number) => Promise<void>;
+  /** A drain that takes longer is given up and the Lease released anyway. Default the renew deadline. */
+  readonly drainTimeoutMs?: number;
   readonly onError?: (err: unknown) => void;
-  /** Milliseconds now. Default Date.now. */
+  /** Milliseconds on a monotonic clock. Default performance.now. */
   readonly now?: () => number;
 }
 
@@ -78,7 +88,12 @@ export class ShardCoordinator {
   private readonly membership: LeaseHolder;
   private readonly slotHolders: LeaseHolder[];
   private readonly slotByLease: Map<string, number>;
+  /** Owned slot → when it was last renewed (monotonic ms). */
   private readonly owned = new Map<number, number>();
+  /** Owned slot → the timer that reports its loss at its renew deadline. */
+  private readonly expiries = new Map<number, NodeJS.Timeout>();
+  /** Slots being handed over: drained, then released; not taken again meanwhile. */
+  private readonly releasing = new Map<number, Promise<void>>();
   /** Member Lease name → what we have seen of it. */
   private readonly members = new Map<string, LeaseObservation>();
   private lastMembers: string[];
@@ -88,7 +103,7 @@ export class ShardCoordinator {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
     const holder = (name: string, role: string): LeaseHolder =>
       new LeaseHolder({
         lock: new LeaseLock(options.client, options.namespace, name, {
@@ -107,11 +122,16 @@ export class ShardCoordinator {
 
   /** Whether this replica may reconcile `tenant` (a fingerprint) now. */
   owns(tenant: string): boolean {
-    return this.owned.has(slotOf(tenant, this.slots));
+    return this.ownsSlot(slotOf(tenant, this.slots));
   }
 
   ownedSlots(): number[] {
-    return [...this.owned.keys()].sort((a, b) => a - b);
+    return [...this.owned.keys()].filter((slot) => this.ownsSlot(slot)).sort((a, b) => a - b);
+  }
+
+  private ownsSlot(slot: number): boolean {
+    const renewed = this.owned.get(slot);
+    return renewed !== undefined && this.now() - renewed < this.renewDeadlineMs;
   }
 
   /** Rounds every retry period until `signal` aborts, then hands every slot back. */
@@ -123,48 +143,74 @@ export class ShardCoordinator {
     await this.releaseAll();
   }
 
-  /** One round: renew membership, see who is alive, acquire, renew or hand over slots. */
+  /**
+   * One round: renew membership, see who is alive, acquire, renew or hand
+   * over slots. Every call in it is bounded, and hand-overs go on in the
+   * background, so a round ends within the renew deadline.
+   */
   async round(): Promise<void> {
-    await this.attempt(this.membership);
+    await this.attempt(this.membership, this.renewDeadlineMs);
     const members = await this.liveMembers();
     await Promise.all(
       this.slotHolders.map(async (holder, slot) => {
+        if (this.releasing.has(slot)) return;
         if (preferredOwner(slot, members) === this.options.identity) await this.keep(slot, holder);
-        else if (this.owned.has(slot)) await this.handOver(slot, holder);
+        else if (this.owned.has(slot)) this.handOver(slot, holder);
       }),
     );
   }
 
   /** Gives back every slot (after draining it) and the membership. */
   async releaseAll(): Promise<void> {
-    await Promise.all([...this.owned.keys()].map((slot) => this.handOver(slot, this.slotHolders[slot])));
-    await this.membership.release().catch((err: unknown) => this.options.onError?.(err));
+    for (const slot of [...this.owned.keys()]) this.handOver(slot, this.slotHolders[slot]);
+    await Promise.all(this.releasing.values());
+    await this.membership.release(AbortSignal.timeout(this.retryPeriodMs)).catch((err: unknown) => this.options.onError?.(err));
   }
 
   private async keep(slot: number, holder: LeaseHolder): Promise<void> {
-    const now = this.now();
-    if (await this.attempt(holder)) {
-      const acquired = !this.owned.has(slot);
+    const renewed = this.owned.get(slot);
+    const left = renewed === undefined ? this.renewDeadlineMs : renewed + this.renewDeadlineMs - this.now();
+    const started = this.now();
+    if (left > 0 && (await this.attempt(holder, left))) {
+      if (this.owned.get(slot) !== renewed) return;
       // Owned before the callback: it re-enqueues the slot's tenants, which
-      // the admission gate checks against ownership.
-      this.owned.set(slot, now);
-      if (acquired) this.options.onSlotAcquired?.(slot);
+      // the admission gate checks against ownership. The renewal counts from
+      // when the attempt began, the latest moment the server can have seen it.
+      this.owned.set(slot, started);
+      this.armExpiry(slot);
+      if (renewed === undefined) this.options.onSlotAcquired?.(slot);
       return;
     }
-    const renewed = this.owned.get(slot);
-    // Lost to another holder, or unable to renew for too long: stop at once,
+    // Lost to another holder, or unable to renew in time: stop at once,
     // before the Lease can expire for the others.
-    if (renewed !== undefined && (!holder.held || now - renewed > this.renewDeadlineMs)) {
-      this.owned.delete(slot);
-      this.options.onSlotLost?.(slot);
-    }
+    if (renewed !== undefined && (!holder.held || !this.ownsSlot(slot))) this.lose(slot);
   }
 
-  private async handOver(slot: number, holder: LeaseHolder | undefined): Promise<void> {
-    this.owned.delete(slot);
+  private armExpiry(slot: number): void {
+    clearTimeout(this.expiries.get(slot));
+    const timer = setTimeout(() => {
+      if (this.owned.has(slot) && !this.ownsSlot(slot)) this.lose(slot);
+    }, this.renewDeadlineMs);
+    timer.unref();
+    this.expiries.set(slot, timer);
+  }
+
+  private lose(slot: number): void {
+    clearTimeout(this.expiries.get(slot));
+    this.expiries.delete(slot);
+    if (!this.owned.delete(slot)) return;
     this.options.onSlotLost?.(slot);
-    await this.options.drainSlot?.(slot);
-    await holder?.release().catch((err: unknown) => this.options.onError?.(err));
+  }
+
+  private handOver(slot: number, holder: LeaseHolder | undefined): void {
+    this.lose(slot);
+    const drainTimeoutMs = this.options.drainTimeoutMs ?? this.renewDeadlineMs;
+    const release = (async () => {
+      const drained = this.options.drainSlot?.(slot) ?? Promise.resolve();
+      await Promise.race([drained, sleep(drainTimeoutMs, undefined, { ref: false })]);
+      await holder?.release(AbortSignal.timeout(this.retryPeriodMs)).catch((err: unknown) => this.options.onError?.(err));
+    })().finally(() => this.releasing.delete(slot));
+    this.releasing.set(slot, release);
   }
 
   /**
@@ -179,6 +225,7 @@ export class ShardCoordinator {
     try {
       const list = await this.options.client.list<Lease>(`/apis/coordination.k8s.io/v1/namespaces/${this.options.namespace}/leases`, {
         query: { labelSelector: `${SHARD_GROUP_LABEL}=${this.options.group}` },
+        signal: AbortSignal.timeout(this.renewDeadlineMs),
       });
       leases = list.items;
     } catch (err) {
@@ -204,9 +251,9 @@ export class ShardCoordinator {
     return this.lastMembers;
   }
 
-  private async attempt(holder: LeaseHolder): Promise<boolean> {
+  private async attempt(holder: LeaseHolder, withinMs: number): Promise<boolean> {
     try {
-      return await holder.tryAcquireOrRenew();
+      return await holder.tryAcquireOrRenew(AbortSignal.timeout(Math.max(1, Math.ceil(withinMs))));
     } catch (err) {
       this.options.onError?.(err);
       return false;

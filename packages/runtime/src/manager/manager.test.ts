@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { RuntimeMetrics } from "../observability/metrics.js";
 import { Controller } from "../reconcile/controller.js";
-import { runManager, type Source } from "./manager.js";
+import { CacheSyncTimeoutError, LeadershipLostError, runManager, type ManagerOptions, type Source } from "./manager.js";
 
 function fakeSource(): Source & { hasSynced: boolean; started: boolean; stopped: boolean } {
   const source = {
@@ -66,5 +66,67 @@ describe("runManager", () => {
     expect(done).toBe(true);
     expect(source.stopped).toBe(true);
     await expect(probe("/healthz")).rejects.toThrow();
+  });
+
+  const quiet = { metricsBindAddress: "0", healthProbeBindAddress: "0" };
+
+  it("starts no reconcile before every source has synced", async () => {
+    const reconciled: string[] = [];
+    const controller = new Controller({ name: "gated", reconciler: { reconcile: async (request) => void reconciled.push(request.name) } });
+    const nodes = fakeSource();
+    const services = fakeSource();
+    const stop = new AbortController();
+    const run = runManager({ flags: quiet, metrics: new RuntimeMetrics(), sources: { nodes, services }, controllers: [controller] }, stop.signal);
+    controller.enqueue({ cluster: "", namespace: "default", name: "svc" });
+    services.hasSynced = true;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reconciled).toEqual([]);
+    nodes.hasSynced = true;
+    for (let i = 0; i < 100 && reconciled.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(reconciled).toEqual(["svc"]);
+    stop.abort();
+    await run;
+  });
+
+  it("fails when the sources do not sync within the cache sync timeout, and stops them", async () => {
+    const source = fakeSource();
+    const controller = new Controller({ name: "never", reconciler: { reconcile: async () => undefined } });
+    const run = runManager(
+      { flags: quiet, metrics: new RuntimeMetrics(), sources: { widgets: source }, controllers: [controller], cacheSyncTimeoutMs: 200 },
+      new AbortController().signal,
+    );
+    await expect(run).rejects.toBeInstanceOf(CacheSyncTimeoutError);
+    await expect(run).rejects.toThrow("widgets");
+    expect(source.stopped).toBe(true);
+  });
+
+  it("ends within the drain timeout after losing the Lease, even with a reconcile that ignores its signal", async () => {
+    let started = false;
+    const controller = new Controller({
+      name: "hung",
+      drainTimeoutMs: 100,
+      reconciler: {
+        reconcile: () => {
+          started = true;
+          return new Promise<void>(() => undefined);
+        },
+      },
+    });
+    const source = fakeSource();
+    source.hasSynced = true;
+    const leading = new AbortController();
+    const elector: ManagerOptions["leaderElector"] = (lead) => ({ run: () => lead(leading.signal) });
+    const run = runManager(
+      { flags: quiet, metrics: new RuntimeMetrics(), sources: { widgets: source }, controllers: [controller], leaderElector: elector },
+      new AbortController().signal,
+    );
+    controller.enqueue({ cluster: "", namespace: "default", name: "w" });
+    for (let i = 0; i < 100 && !started; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(started).toBe(true);
+    const lostAt = performance.now();
+    leading.abort();
+    await expect(run).rejects.toBeInstanceOf(LeadershipLostError);
+    expect(performance.now() - lostAt).toBeLessThan(2_000);
+    expect(source.stopped).toBe(true);
   });
 });

@@ -5,14 +5,20 @@
  *
  * Order: servers first (so liveness answers at once), then the sources
  * (caches warm up on every replica, leader or not, which makes a take-over
- * fast), then the controllers (only on the leader with --leader-elect).
- * `/readyz` passes once every source has synced. Shutdown reverses it:
- * controllers drain, sources stop, servers close, the Lease is released.
+ * fast), then, once every source has synced, the controllers (only on the
+ * leader with --leader-elect): a reconcile never reads a cache that is still
+ * listing, where a missing object would look deleted (controller-runtime's
+ * WaitForCacheSync). `/readyz` passes once every source has synced.
+ * Shutdown reverses it: controllers drain (bounded by their drain timeout),
+ * sources stop, servers close, the Lease is released.
  *
  * A leader that loses its Lease stops its controllers and `runManager`
  * rejects with LeadershipLostError: like controller-runtime, the process
- * exits and its restart campaigns afresh with empty queues.
+ * exits and its restart campaigns afresh with empty queues. It does so
+ * within the renew deadline plus the controllers' drain timeout, however
+ * hung its reconciles are.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { LeaderElector } from "../leader/leader-elector.js";
 import { HealthChecks } from "../observability/health-checks.js";
 import { startMetricsServer, startProbeServer, type EndpointServer } from "../observability/http-endpoints.js";
@@ -37,10 +43,43 @@ export interface ManagerOptions {
    * Makes an elector whose `onStartedLeading` runs the given function; when
    * absent the controllers run at once (no --leader-elect).
    */
-  readonly leaderElector?: (lead: (signal: AbortSignal) => Promise<void>) => LeaderElector;
+  readonly leaderElector?: (lead: (signal: AbortSignal) => Promise<void>) => Pick<LeaderElector, "run">;
   /** Called once servers are listening, with their ports (0 when disabled). */
   readonly onListening?: (ports: { metrics: number; probes: number }) => void;
+  /**
+   * How long the sources may take to sync before the run fails. Default
+   * 120 000, controller-runtime's CacheSyncTimeout: a source that cannot list
+   * (RBAC, a wrong URL) must end the process loudly, not leave it unready.
+   */
+  readonly cacheSyncTimeoutMs?: number;
 }
+
+/** The sources did not sync in time. */
+export class CacheSyncTimeoutError extends Error {
+  override readonly name = "CacheSyncTimeoutError";
+}
+
+/**
+ * Resolves true once every source has synced, false if `signal` aborts
+ * first; rejects with CacheSyncTimeoutError after `timeoutMs`. Polls, as
+ * controller-runtime does, since sources only expose `hasSynced`.
+ */
+export async function waitForCacheSync(
+  sources: Readonly<Record<string, Pick<Source, "hasSynced">>>,
+  signal: AbortSignal,
+  timeoutMs = 120_000,
+): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (signal.aborted) return false;
+    const pending = Object.entries(sources).filter(([, source]) => !source.hasSynced).map(([name]) => name);
+    if (pending.length === 0) return true;
+    if (performance.now() >= deadline) throw new CacheSyncTimeoutError(`sources not synced after ${timeoutMs} ms: ${pending.join(", ")}`);
+    await sleep(SYNC_POLL_MS, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+const SYNC_POLL_MS = 100;
 
 /** The Lease went to another replica while this one led. */
 export class LeadershipLostError extends Error {
@@ -63,26 +102,35 @@ export async function runManager(options: ManagerOptions, signal: AbortSignal): 
     const sources = Object.values(options.sources);
     const feeding = sources.map((source) => source.start());
     const runControllers = async (stop: AbortSignal): Promise<void> => {
+      if (!(await waitForCacheSync(options.sources, stop, options.cacheSyncTimeoutMs))) return;
       await Promise.all(options.controllers.map((controller) => controller.start(stop)));
     };
-    let lost = false;
-    if (options.leaderElector) {
-      const everything = new AbortController();
-      const forward = (): void => everything.abort();
-      signal.addEventListener("abort", forward, { once: true });
-      const lead = async (leading: AbortSignal): Promise<void> => {
-        await runControllers(leading);
-        lost = !signal.aborted;
-        if (lost) everything.abort();
-      };
-      await options.leaderElector(lead).run(everything.signal);
-      signal.removeEventListener("abort", forward);
-    } else {
-      await runControllers(signal);
+    let failure: Error | undefined;
+    try {
+      if (options.leaderElector) {
+        const everything = new AbortController();
+        const forward = (): void => everything.abort();
+        signal.addEventListener("abort", forward, { once: true });
+        const lead = async (leading: AbortSignal): Promise<void> => {
+          try {
+            await runControllers(leading);
+            if (!signal.aborted) failure = new LeadershipLostError("lost the leader Lease; exit so that a new process campaigns with fresh state");
+          } catch (err) {
+            failure = err instanceof Error ? err : new Error(String(err));
+          }
+          // Leading ends only with the process: a new one campaigns with fresh state.
+          if (failure !== undefined) everything.abort();
+        };
+        await options.leaderElector(lead).run(everything.signal);
+        signal.removeEventListener("abort", forward);
+      } else {
+        await runControllers(signal);
+      }
+    } finally {
+      await Promise.all(sources.map((source) => source.stop()));
+      await Promise.allSettled(feeding);
     }
-    await Promise.all(sources.map((source) => source.stop()));
-    await Promise.allSettled(feeding);
-    if (lost) throw new LeadershipLostError("lost the leader Lease; exit so that a new process campaigns with fresh state");
+    if (failure !== undefined) throw failure;
   } finally {
     await Promise.all(servers.map((server) => server.close()));
   }

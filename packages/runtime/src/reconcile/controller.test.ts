@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { ManualClock } from "../queue/clock.js";
 import { ExponentialFailureRateLimiter } from "../queue/rate-limiter.js";
-import { Controller, type ControllerMetrics } from "./controller.js";
-import { TerminalError, type Reconciler, type Result } from "./reconciler.js";
+import { Controller, ReconcileAbortedError, type ControllerMetrics, type ControllerOptions } from "./controller.js";
+import { TerminalError, type Logger as ControllerLogger, type Reconciler, type Result } from "./reconciler.js";
 import { requestKey, type Request } from "./request.js";
 
 const req = (name: string, cluster = "tenant-a"): Request => ({ cluster, namespace: "default", name });
@@ -29,7 +29,7 @@ describe("Controller", () => {
   const stops: AbortController[] = [];
   afterEach(() => stops.splice(0).forEach((s) => s.abort()));
 
-  function start(reconcile: Reconciler["reconcile"], extra: Partial<ConstructorParameters<typeof Controller>[0]> = {}) {
+  function start(reconcile: Reconciler["reconcile"], extra: Partial<ControllerOptions> = {}) {
     const clock = new ManualClock();
     const metrics = recordingMetrics();
     const controller = new Controller({
@@ -155,7 +155,7 @@ describe("Controller", () => {
       },
       { maxConcurrentReconciles: 2 },
     );
-    for (const name of ["a", "b", "c"]) controller.enqueue(req(name));
+    for (const name of ["a", "b", "c"]) controller.enqueue(req(name, `tenant-${name}`));
     await until(() => gates.length === 2);
     expect(maxRunning).toBe(2);
     gates.splice(0).forEach((open) => open());
@@ -210,5 +210,86 @@ describe("Controller", () => {
     await running;
     expect(sawAbort).toBe(true);
     expect(requestKey(req("a"))).toBe("tenant-a|default/a");
+  });
+
+  it("returns after drainTimeoutMs when a reconcile ignores its aborted signal", async () => {
+    const { controller, stop, running } = start(() => new Promise<void>(() => undefined), { drainTimeoutMs: 50 });
+    controller.enqueue(req("hung"));
+    await until(() => controller.queue.processingCount === 1);
+    stop.abort();
+    await expect(running).resolves.toBe(false);
+  });
+
+  it("reports a clean drain when every reconcile ended", async () => {
+    const { controller, stop, running } = start(async () => undefined);
+    controller.enqueue(req("a"));
+    await until(() => controller.queue.processingCount === 0);
+    stop.abort();
+    await expect(running).resolves.toBe(true);
+  });
+
+  it("aborts the signals of just the reconciles in flight that match", async () => {
+    const aborted = new Map<string, unknown>();
+    const { controller } = start(
+      async (request, { signal }) => {
+        await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+        aborted.set(request.cluster, signal.reason);
+      },
+      { maxConcurrentReconciles: 2 },
+    );
+    controller.enqueue(req("x", "tenant-a"));
+    controller.enqueue(req("x", "tenant-b"));
+    await until(() => controller.queue.processingCount === 2);
+    controller.abortInFlight((r) => r.cluster === "tenant-a", "slot 3 moved to another replica");
+    await until(() => aborted.size === 1);
+    expect(aborted.get("tenant-a")).toBeInstanceOf(ReconcileAbortedError);
+    expect(String(aborted.get("tenant-a"))).toContain("slot 3");
+  });
+
+  it("gives each reconcile a logger that names the controller, the object and the reconcile", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = (bindings: Record<string, unknown>): ControllerLogger => ({
+      child: (more) => logger({ ...bindings, ...more }),
+      debug: () => undefined,
+      info: (obj) => void lines.push({ ...bindings, ...obj }),
+      warn: () => undefined,
+      error: () => undefined,
+    });
+    let id = "";
+    const { controller, metrics } = start(
+      async (_request, { log, reconcileID }) => {
+        id = reconcileID;
+        log.info({ step: "read" }, "reading");
+      },
+      { logger: logger({}) },
+    );
+    controller.enqueue(req("a"));
+    await until(() => metrics.results.length === 1);
+    expect(lines).toEqual([{ controller: "test", cluster: "tenant-a", namespace: "default", name: "a", reconcileID: id, step: "read" }]);
+  });
+});
+
+describe("Controller scopes", () => {
+  it("hands each reconcile its tenant's scope, and drops requests of tenants out of reach", async () => {
+    const seen: string[] = [];
+    const controller = new Controller<{ tenant: string; signal: AbortSignal }>({
+      name: "scoped",
+      scope: (request, signal) => (request.cluster === "gone" ? undefined : { tenant: request.cluster, signal }),
+      reconciler: {
+        reconcile: async (_request, { scope, signal }) => {
+          expect(scope.signal).toBe(signal);
+          seen.push(scope.tenant);
+        },
+      },
+    });
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    controller.enqueue(req("x", "gone"));
+    controller.enqueue(req("x", "tenant-a"));
+    await until(() => seen.length === 1 && controller.queue.processingCount === 0);
+    expect(seen).toEqual(["tenant-a"]);
+    expect(controller.queue.retries(req("x", "gone"))).toBe(0);
+    stop.abort();
+    await running;
   });
 });

@@ -9,12 +9,12 @@
  * cannot starve another tenant (the queue serves tenants round-robin).
  */
 import { randomUUID } from "node:crypto";
-import { FairQueue } from "../queue/fair-queue.js";
+import { defaultMaxInFlightPerTenant, FairQueue } from "../queue/fair-queue.js";
 import type { ReconcileResult } from "../observability/metrics.js";
 import type { Clock } from "../queue/clock.js";
 import type { QueueMetrics } from "../queue/queue-metrics.js";
 import type { RateLimiter } from "../queue/rate-limiter.js";
-import { TerminalError, type Reconciler } from "./reconciler.js";
+import { SILENT, TerminalError, type Logger, type NoScope, type Reconciler } from "./reconciler.js";
 import { describeRequest, requestKey, tenantOf, type Request } from "./request.js";
 
 /** What the controller reports; RuntimeMetrics implements it. */
@@ -27,24 +27,33 @@ export interface ControllerMetrics {
   setWorkers(controller: string, active: number): void;
 }
 
-/** The slice of a pino logger the controller uses. */
-export interface Logger {
-  child(bindings: Record<string, unknown>): Logger;
-  debug(obj: object, message: string): void;
-  info(obj: object, message: string): void;
-  warn(obj: object, message: string): void;
-  error(obj: object, message: string): void;
-}
-
-export interface ControllerOptions {
+interface BaseControllerOptions<S> {
   /** Names the controller in logs and metrics. */
   readonly name: string;
-  readonly reconciler: Reconciler;
+  readonly reconciler: Reconciler<S>;
   /** Workers, hence reconciles in flight (of different keys). Default 1. */
   readonly maxConcurrentReconciles?: number;
+  /**
+   * Most reconciles of one tenant in flight at once; the tenant's other
+   * requests wait while its other reconciles run, so a tenant whose
+   * reconciles hang cannot take every worker. Default
+   * `defaultMaxInFlightPerTenant(maxConcurrentReconciles)`: half the
+   * workers rounded up (1 for one worker), which leaves the other half to
+   * the other tenants and still gives a tenant alone with a backlog half the
+   * throughput.
+   */
+  readonly maxInFlightPerTenant?: number;
   /** Aborts a reconcile's signal after this long. Default: no timeout. */
   readonly reconcileTimeoutMs?: number;
-  /** Backoff for failed keys. Default: the queue's (5 ms → 1000 s per key, 10 qps overall). */
+  /**
+   * After a stop, how long to wait for reconciles in flight (their signals
+   * have aborted) before returning anyway. Default 30 000, controller-runtime's
+   * graceful shutdown timeout. A reconcile that ignores its signal must not
+   * keep a replica that lost its Lease alive; its calls through a bound
+   * client fail at once, so it can no longer act.
+   */
+  readonly drainTimeoutMs?: number;
+  /** Backoff for failed keys. Default: the queue's (5 ms → 1000 s per key, 10 qps and bursts of 100 per tenant). */
   readonly rateLimiter?: RateLimiter<string>;
   readonly metrics?: ControllerMetrics;
   readonly logger?: Logger;
@@ -57,23 +66,61 @@ export interface ControllerOptions {
   readonly clock?: Clock;
 }
 
+/**
+ * The cluster a request's reconcile may see, or undefined when its tenant is
+ * out of reach (not engaged yet, or gone): then the request is dropped, and
+ * engaging the tenant enqueues its objects again. `signal` is the
+ * reconcile's, to bind into the scope's client.
+ */
+export type ScopeOf<S> = (request: Request, signal: AbortSignal) => S | undefined;
+
+/** `scope` may be left out only by controllers whose reconcilers take no scope. */
+export type ControllerOptions<S = NoScope> = BaseControllerOptions<S> &
+  ([S] extends [NoScope] ? { readonly scope?: ScopeOf<S> } : { readonly scope: ScopeOf<S> });
+
+const NO_SCOPE: NoScope = Object.freeze({});
+
+/** Why a reconcile's signal aborted before it ended on its own. */
+export class ReconcileAbortedError extends Error {
+  override readonly name = "ReconcileAbortedError";
+}
+
+/** Whether `promise` settles within `ms`; a timer does not keep the process alive. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Errors that are bugs in the reconciler rather than trouble in the world. */
 const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
 
-export class Controller {
+export class Controller<S = NoScope> {
   readonly name: string;
   readonly queue: FairQueue<Request>;
   private readonly log: Logger | undefined;
-  private readonly inFlight = new Map<string, Request>();
+  /** Reconciles running now, each with the controller that aborts its signal. */
+  private readonly inFlight = new Map<string, { readonly request: Request; readonly abort: AbortController }>();
   private idleWaiters: { predicate: (request: Request) => boolean; resolve: () => void }[] = [];
 
-  constructor(private readonly options: ControllerOptions) {
+  private readonly scope: ScopeOf<S>;
+
+  constructor(private readonly options: ControllerOptions<S>) {
+    this.scope = options.scope ?? ((): S => NO_SCOPE as S);
     this.name = options.name;
     this.log = options.logger?.child({ controller: options.name });
     this.queue = new FairQueue<Request>({
       name: options.name,
       key: requestKey,
       tenant: tenantOf,
+      maxInFlightPerTenant: options.maxInFlightPerTenant ?? defaultMaxInFlightPerTenant(options.maxConcurrentReconciles ?? 1),
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.metrics ? { metrics: options.metrics.queueMetrics(options.name, options.name) } : {}),
@@ -87,22 +134,42 @@ export class Controller {
 
   /** Resolves once no reconcile matching `predicate` is in flight. */
   whenIdle(predicate: (request: Request) => boolean): Promise<void> {
-    if (![...this.inFlight.values()].some(predicate)) return Promise.resolve();
+    if (!this.inFlightRequests().some(predicate)) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push({ predicate, resolve }));
   }
 
   /**
-   * Runs the workers until `signal` aborts, then stops taking work and waits
-   * for the reconciles in flight to finish.
+   * Aborts the signals of the reconciles in flight that match `predicate`
+   * (their tenant's slot went to another replica, say). They end as failures
+   * and are not retried here unless admitted again.
    */
-  async start(signal: AbortSignal): Promise<void> {
+  abortInFlight(predicate: (request: Request) => boolean, reason: string): void {
+    for (const { request, abort } of this.inFlight.values()) {
+      if (predicate(request)) abort.abort(new ReconcileAbortedError(reason));
+    }
+  }
+
+  /**
+   * Runs the workers until `signal` aborts, then stops taking work, aborts
+   * the reconciles in flight and waits for them, at most `drainTimeoutMs`.
+   * Resolves false when some did not end in time (they are abandoned).
+   */
+  async start(signal: AbortSignal): Promise<boolean> {
     const workers = this.options.maxConcurrentReconciles ?? 1;
     this.options.metrics?.registerController(this.name, workers);
-    const stop = (): void => this.queue.shutDown();
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-    await Promise.all(Array.from({ length: workers }, () => this.work(signal)));
-    await this.queue.drain();
+    const running = Promise.all(Array.from({ length: workers }, () => this.work(signal)));
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    this.queue.shutDown();
+    this.abortInFlight(() => true, "the controller is stopping");
+    const drained = await settlesWithin(running.then(() => this.queue.drain()), this.options.drainTimeoutMs ?? 30_000);
+    if (!drained) {
+      this.log?.error({ abandoned: this.inFlightRequests().map(describeRequest) }, "reconciles did not end after their signals aborted; abandoning them");
+    }
+    return drained;
+  }
+
+  private inFlightRequests(): Request[] {
+    return Array.from(this.inFlight.values(), (entry) => entry.request);
   }
 
   private async work(signal: AbortSignal): Promise<void> {
@@ -116,10 +183,11 @@ export class Controller {
         continue;
       }
       const key = requestKey(request);
-      this.inFlight.set(key, request);
+      const abort = new AbortController();
+      this.inFlight.set(key, { request, abort });
       this.reportWorkers();
       try {
-        await this.reconcileOne(request, signal);
+        await this.reconcileOne(request, AbortSignal.any([signal, abort.signal]));
       } finally {
         this.inFlight.delete(key);
         this.reportWorkers();
@@ -131,15 +199,21 @@ export class Controller {
 
   private async reconcileOne(request: Request, stop: AbortSignal): Promise<void> {
     const reconcileID = randomUUID();
-    const log = this.log?.child({ cluster: request.cluster, namespace: request.namespace, name: request.name, reconcileID });
+    const log = (this.log ?? SILENT).child({ cluster: request.cluster, namespace: request.namespace, name: request.name, reconcileID });
     const signals = [stop, ...(this.options.reconcileTimeoutMs ? [AbortSignal.timeout(this.options.reconcileTimeoutMs)] : [])];
+    const signal = signals.length === 1 ? stop : AbortSignal.any(signals);
+    const scope = this.scope(request, signal);
+    if (scope === undefined) {
+      // The tenant left this replica's view (unbound, its shard gone) or is
+      // not engaged yet; engaging it enqueues all of its objects again.
+      this.queue.forget(request);
+      log.debug({}, "tenant not engaged; dropping the request");
+      return;
+    }
     const started = performance.now();
     let outcome: ReconcileResult;
     try {
-      const result = await this.options.reconciler.reconcile(request, {
-        signal: signals.length === 1 ? stop : AbortSignal.any(signals),
-        reconcileID,
-      });
+      const result = await this.options.reconciler.reconcile(request, { signal, reconcileID, log, scope });
       this.queue.forget(request);
       const after = result?.requeueAfterMs ?? 0;
       if (after > 0) {
@@ -148,7 +222,7 @@ export class Controller {
       } else {
         outcome = "success";
       }
-      log?.debug({ requeueAfterMs: after || undefined }, "reconciled");
+      log.debug({ requeueAfterMs: after || undefined }, "reconciled");
     } catch (err) {
       outcome = "error";
       const terminal = err instanceof TerminalError;
@@ -159,7 +233,7 @@ export class Controller {
       } else {
         this.queue.addRateLimited(request);
       }
-      log?.error({ err, retry: !terminal, request: describeRequest(request) }, "reconcile failed");
+      log.error({ err, retry: !terminal, request: describeRequest(request) }, "reconcile failed");
     }
     this.options.metrics?.recordReconcile(this.name, outcome, (performance.now() - started) / 1000);
   }
@@ -169,7 +243,7 @@ export class Controller {
   }
 
   private wakeIdleWaiters(): void {
-    const inFlight = [...this.inFlight.values()];
+    const inFlight = this.inFlightRequests();
     this.idleWaiters = this.idleWaiters.filter((waiter) => {
       if (inFlight.some(waiter.predicate)) return true;
       waiter.resolve();

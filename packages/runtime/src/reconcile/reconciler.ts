@@ -21,22 +21,50 @@ export interface Result {
   readonly requeueAfterMs?: number;
 }
 
-/** What the controller hands a reconcile besides the request. */
-export interface ReconcileContext {
-  /** Aborts when the controller stops or the reconcile timeout passes. */
+/** The scope of a controller that reads only what its own options gave it. */
+export type NoScope = Readonly<Record<string, never>>;
+
+/**
+ * What the controller hands a reconcile besides the request. `scope` is the
+ * one logical cluster the request belongs to (a client routed to its shard
+ * and bound to `signal`, read-only listers of its objects), so reconciler
+ * code stays single-cluster: it cannot name another tenant.
+ */
+export interface ReconcileContext<S = NoScope> {
+  /**
+   * Aborts when the controller stops, the reconcile timeout passes, or the
+   * tenant's slot moves to another replica. Pass it to every call that
+   * leaves the process (the scope's client has it bound already).
+   */
   readonly signal: AbortSignal;
   /** Unique per reconcile, also in the logs. */
   readonly reconcileID: string;
+  /** Carries `controller`, `cluster`, `namespace`, `name` and `reconcileID`. */
+  readonly log: Logger;
+  readonly scope: S;
 }
 
-export interface Reconciler {
-  reconcile(request: Request, context: ReconcileContext): Promise<Result | undefined | void>;
+export interface Reconciler<S = NoScope> {
+  reconcile(request: Request, context: ReconcileContext<S>): Promise<Result | undefined | void>;
 }
 
-/** A reconciler from a function. */
-export function reconcilerFn(reconcile: Reconciler["reconcile"]): Reconciler {
-  return { reconcile };
+/** The slice of a pino logger the runtime's controllers use. */
+export interface Logger {
+  child(bindings: Record<string, unknown>): Logger;
+  debug(obj: object, message: string): void;
+  info(obj: object, message: string): void;
+  warn(obj: object, message: string): void;
+  error(obj: object, message: string): void;
 }
+
+/** Writes nothing: for controllers built without a logger. */
+export const SILENT: Logger = {
+  child: () => SILENT,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 /**
  * An error that retrying cannot fix (invalid input the user must change).

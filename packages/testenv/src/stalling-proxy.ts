@@ -1,0 +1,95 @@
+/**
+ * A loopback HTTP proxy in front of an API server that can be told to
+ * *stall*: requests are accepted and held, and no answer comes, as from a
+ * partitioned network, a stuck load balancer or a frozen API server. Refusing
+ * fast is the easy fault; a stall is what tests of deadlines and exclusivity
+ * need, since only a stall shows code that waits forever.
+ *
+ * Clients reach it on plain http with their usual credentials (the bearer
+ * token rides along); it forwards to the upstream over TLS. Test support
+ * only: it trusts the upstream without verifying its certificate.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, request as httpsRequest } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface StallingProxyOptions {
+  /** The upstream API server, e.g. `https://127.0.0.1:6443`. */
+  readonly upstream: string;
+  /**
+   * Which requests a stall holds; default every one. Lets a test slow down
+   * just the Node LIST, say, while watches and writes pass.
+   */
+  readonly matches?: (method: string, path: string) => boolean;
+}
+
+export class StallingProxy {
+  private readonly server: Server;
+  private readonly agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
+  private stalled = false;
+  private readonly held = new Set<() => void>();
+  private readonly sockets = new Set<Socket>();
+  /** Requests answered or forwarded since the start, and requests held by a stall. */
+  readonly counts = { forwarded: 0, held: 0 };
+
+  private constructor(private readonly options: StallingProxyOptions) {
+    this.server = createServer((req, res) => this.handle(req, res));
+    this.server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  static async start(options: StallingProxyOptions): Promise<StallingProxy> {
+    const proxy = new StallingProxy(options);
+    await new Promise<void>((resolve) => proxy.server.listen(0, "127.0.0.1", resolve));
+    return proxy;
+  }
+
+  /** The base URL clients use instead of the upstream's. */
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** From now on matching requests are held without an answer; answers already streaming go on. */
+  stall(): void {
+    this.stalled = true;
+  }
+
+  /** Held requests go on to the upstream, and new ones pass again. */
+  resume(): void {
+    this.stalled = false;
+    for (const release of this.held) release();
+    this.held.clear();
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    this.agent.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = req.url ?? "/";
+    const matches = this.options.matches?.(req.method ?? "GET", path) ?? true;
+    if (this.stalled && matches) {
+      this.counts.held++;
+      this.held.add(() => this.forward(req, res));
+      return;
+    }
+    this.forward(req, res);
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse): void {
+    if (req.destroyed || res.destroyed) return;
+    this.counts.forwarded++;
+    const target = new URL(req.url ?? "/", this.options.upstream);
+    const upstream = httpsRequest(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: this.agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  }
+}
