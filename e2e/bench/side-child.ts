@@ -3,10 +3,10 @@
  * event loop, sockets or heap with the load generator, and each side's
  * memory and CPU are its own:
  *
- * - ours: WidgetController's reconcile (mirror `spec.color` into status with
- *   a Ready condition; e2e/src/widget-controller.ts, which has no seam for a
- *   reconciler of its own) on the runtime's ApiExportSource and Controller
- *   with the runtime's defaults. Widgets labelled NOISY_LABEL stand for a tenant
+ * - ours: the widget reconcile (`reconcileWidget` of
+ *   e2e/src/widget-controller.ts: mirror `spec.color` into status with a
+ *   Ready condition) on the runtime's ApiExportSource and Controller with the
+ *   runtime's defaults. Widgets labelled NOISY_LABEL stand for a tenant
  *   with a broken backend: their reconcile waits `noisyReconcileMs` and then
  *   fails, every time, so they occupy workers and keep being retried.
  * - bare: the ceiling, bare-client.ts.
@@ -23,14 +23,12 @@ import {
   Controller,
   createLogger,
   enqueueObject,
-  isConditionTrue,
-  ownedConditions,
   requestKey,
   RuntimeMetrics,
   type ClusterScope,
   type WatchedResource,
 } from "@edgeconnect/runtime";
-import type { Widget } from "../src/widget-controller.js";
+import { reconcileWidget, type Widget } from "../src/widget-controller.js";
 import { WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
 import { BareClient } from "./bare-client.js";
 import {
@@ -45,7 +43,6 @@ import {
   type Reconciled,
 } from "./child-protocol.js";
 
-const FIELD_MANAGER = "widget-controller";
 
 /** What the IPC handlers drive, whichever side runs here. */
 interface Side {
@@ -103,27 +100,13 @@ function ours(config: OursConfig, outbox: Outbox): Side {
     scope: (request, signal) => source.scopeFor(request.cluster, signal),
     reconciler: {
       reconcile: async (request, { scope, signal }) => {
-        const widget = scope.lister(widgets).get(request.namespace, request.name);
-        if (widget === undefined || widget.metadata?.deletionTimestamp !== undefined) return;
-        if (widget.metadata?.labels?.[NOISY_LABEL] !== undefined) {
+        if (scope.lister(widgets).get(request.namespace, request.name)?.metadata?.labels?.[NOISY_LABEL] !== undefined) {
           noisyAttempts++;
           await sleep(config.noisyReconcileMs, undefined, { signal });
           throw new Error(`noisy widget ${request.name} fails on purpose`);
         }
-        const color = widget.spec?.color ?? "";
-        const generation = widget.metadata?.generation;
-        if (widget.status?.observed === color && isConditionTrue(widget.status.conditions, "Ready", generation)) return;
-        const conditions = ownedConditions(
-          widget.status?.conditions,
-          [{ type: "Ready", status: "True", reason: "Observed", message: `observed color ${JSON.stringify(color)}` }],
-          generation,
-        );
-        const path = `${WIDGETS_PATH}/namespaces/${request.namespace}/widgets/${request.name}/status`;
-        // Forced, unlike applyStatus: kcp's APIExport virtual workspace (v0.32.3)
-        // records a status apply as an Update, so a later unforced apply of
-        // a changed color conflicts with this controller's own earlier one.
-        const identity = { apiVersion: widget.apiVersion, kind: widget.kind, metadata: { name: request.name, namespace: request.namespace } };
-        const written = await scope.client.apply<Widget>(path, { ...identity, status: { observed: color, conditions } }, FIELD_MANAGER);
+        const written = await reconcileWidget(widgets, request, scope);
+        if (written === undefined) return;
         outbox.push([requestKey(request), written.status?.observed ?? "", epochNow()]);
       },
     },

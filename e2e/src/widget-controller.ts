@@ -41,6 +41,26 @@ export interface WidgetControllerOptions {
   readonly onReconciled?: (request: Request, widget: Widget) => void;
 }
 
+/**
+ * One reconcile of a widget: mirror `spec.color` into `status.observed` with
+ * a Ready condition. Returns the written widget, or undefined when nothing
+ * had to be written (gone, deleting, or in step).
+ */
+export async function reconcileWidget(widgets: WatchedResource<Widget>, request: Request, scope: ClusterScope): Promise<Widget | undefined> {
+  const widget = scope.lister(widgets).get(request.namespace, request.name);
+  if (widget === undefined || widget.metadata?.deletionTimestamp !== undefined) return undefined;
+  const color = widget.spec?.color ?? "";
+  const generation = widget.metadata?.generation;
+  if (widget.status?.observed === color && isConditionTrue(widget.status.conditions, "Ready", generation)) return undefined;
+  const conditions = ownedConditions(
+    widget.status?.conditions,
+    [{ type: "Ready", status: "True", reason: "Observed", message: `observed color ${JSON.stringify(color)}` }],
+    generation,
+  );
+  const path = `${WIDGETS_PATH}/namespaces/${request.namespace}/widgets/${request.name}`;
+  return applyStatus<Widget>(scope.client, path, widget, { observed: color, conditions }, FIELD_MANAGER);
+}
+
 export class WidgetController {
   readonly source: ApiExportSource;
   readonly controller: Controller<ClusterScope>;
@@ -57,19 +77,8 @@ export class WidgetController {
       scope: (request, signal) => this.source.scopeFor(request.cluster, signal),
       reconciler: {
         reconcile: async (request, { scope }) => {
-          const widget = scope.lister(this.widgets).get(request.namespace, request.name);
-          if (widget === undefined || widget.metadata?.deletionTimestamp !== undefined) return;
-          const color = widget.spec?.color ?? "";
-          const generation = widget.metadata?.generation;
-          if (widget.status?.observed === color && isConditionTrue(widget.status.conditions, "Ready", generation)) return;
-          const conditions = ownedConditions(
-            widget.status?.conditions,
-            [{ type: "Ready", status: "True", reason: "Observed", message: `observed color ${JSON.stringify(color)}` }],
-            generation,
-          );
-          const path = `${WIDGETS_PATH}/namespaces/${request.namespace}/widgets/${request.name}`;
-          const written = await applyStatus<Widget>(scope.client, path, widget, { observed: color, conditions }, FIELD_MANAGER);
-          options.onReconciled?.(request, written);
+          const written = await reconcileWidget(this.widgets, request, scope);
+          if (written !== undefined) options.onReconciled?.(request, written);
         },
       },
     });
