@@ -205,6 +205,11 @@ export function fixtureCredentials(root: string, dirs: readonly string[]): Known
 }
 
 function typeScriptFiles(dir: string): string[] {
+  return filesUnder(dir, (name) => name !== "node_modules" && name !== "dist").filter((path) => path.endsWith(".ts") && !path.endsWith(".d.ts"));
+}
+
+/** Every file under `dir`, recursively, in the folders `enter` accepts (a missing directory has none). */
+function filesUnder(dir: string, enter: (name: string) => boolean = () => true): string[] {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -213,8 +218,8 @@ function typeScriptFiles(dir: string): string[] {
   }
   return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" || entry.name === "dist" ? [] : typeScriptFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+    if (entry.isDirectory()) return enter(entry.name) ? filesUnder(path, enter) : [];
+    return entry.isFile() ? [path] : [];
   });
 }
 
@@ -293,19 +298,9 @@ function objectName(object: KubeObject): string {
   return [cluster, namespace, object.metadata?.name ?? "?"].filter((part) => part !== undefined && part !== "").join("/");
 }
 
-/** Every file under `dir`, recursively (a missing directory has none). */
+/** Every file under `dir`, recursively, as a text to scan. */
 export function logTexts(dir: string, label: (path: string) => string = (path) => path): ScannedText[] {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return logTexts(path, label);
-    return entry.isFile() ? [{ where: label(path), text: readFileSync(path, "utf8") }] : [];
-  });
+  return filesUnder(dir).map((path) => ({ where: label(path), text: readFileSync(path, "utf8") }));
 }
 
 /** The `*.log` files directly in `dir`: a server's own log, next to its state. */
