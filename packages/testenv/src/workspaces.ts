@@ -4,7 +4,7 @@
  * virtual-workspace URLs.
  */
 import { HttpStatusError } from "@edgeconnect/kcp-ts";
-import { eventually } from "./eventually.js";
+import { eventually, holds } from "./eventually.js";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 
 export interface Workspace {
@@ -115,14 +115,33 @@ export async function bindApiExport(
     },
     "edgeconnect-testenv",
   );
-  return eventually<KubeObject>(
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const binding = await eventually<BoundBinding>(
     async () => {
-      const binding = await workspace.client.get<KubeObject & { status?: { phase?: string } }>(path);
-      const phase = binding.status?.phase;
-      return phase === "Bound" ? [true, binding] : [false, `phase ${phase ?? "unset"}`];
+      const current = await workspace.client.get<BoundBinding>(path);
+      const phase = current.status?.phase;
+      return phase === "Bound" ? [true, current] : [false, `phase ${phase ?? "unset"}`];
     },
-    { timeoutMs: options.timeoutMs ?? 60_000, description: `APIBinding ${exportName} in ${workspace.path} Bound` },
+    { timeoutMs, description: `APIBinding ${exportName} in ${workspace.path} Bound` },
   );
+  // Bound comes before the workspace serves the resources: a create right
+  // after it can still get "404 page not found" for a moment.
+  for (const bound of binding.status?.boundResources ?? []) {
+    const version = bound.storageVersions?.[0];
+    if (version === undefined) continue;
+    await eventually(
+      async () => {
+        const discovery = await workspace.client.get<{ resources?: { name: string }[] }>(`/apis/${bound.group}/${version}`);
+        return holds((discovery.resources ?? []).some((r) => r.name === bound.resource), "not in discovery yet");
+      },
+      { timeoutMs, description: `${bound.resource}.${bound.group} served in ${workspace.path}` },
+    );
+  }
+  return binding;
+}
+
+interface BoundBinding extends KubeObject {
+  status?: { phase?: string; boundResources?: { group: string; resource: string; storageVersions?: string[] }[] };
 }
 
 /**
