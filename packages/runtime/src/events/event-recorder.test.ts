@@ -49,4 +49,21 @@ describe("EventRecorder", () => {
     ]);
     expect(sent[1]?.body).toMatchObject({ count: 2 });
   });
+
+  it("tells a tenant what happened without infrastructure details when its audience is tenants", async () => {
+    registerSecret("event-fake-token-0004");
+    const { client, sent } = fakeClient();
+    const recorder = new EventRecorder({ client, component: "provider-controller", clock: new ManualClock(), audience: "tenant" });
+    recorder.event(
+      SUBJECT,
+      "Warning",
+      "ProvisioningFailed",
+      "PUT https://infra.internal:6443/api/v1/namespaces/kcp-0123456789ab/secrets/x failed with event-fake-token-0004",
+    );
+    await recorder.flush();
+    const message = (sent[0]?.body as { message?: string } | undefined)?.message ?? "";
+    expect(message).not.toMatch(/infra\.internal|6443|kcp-0123456789ab|event-fake-token-0004/);
+    expect(message).not.toBe("");
+  });
 });
+

@@ -22,6 +22,7 @@
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { scrubText } from "@edgeconnect/redaction";
 import { realClock, type Clock } from "../queue/clock.js";
+import { tenantMessage } from "../reconcile/tenant-message.js";
 
 export type EventType = "Normal" | "Warning";
 
@@ -43,6 +44,13 @@ export interface EventRecorderOptions {
   readonly burst?: number;
   /** Default 300 000 (one more event per object every five minutes). */
   readonly refillIntervalMs?: number;
+  /**
+   * Who reads these Events. "tenant": the subjects are tenants' objects, so
+   * every message passes `tenantMessage` (no infrastructure URLs, hosts,
+   * namespaces, project ids or upstream bodies). Default "operator": the
+   * cluster's own admins, who see messages whole but for credentials.
+   */
+  readonly audience?: "operator" | "tenant";
 }
 
 interface Aggregate {
@@ -82,7 +90,7 @@ export class EventRecorder {
   event(regarding: KubeObject, type: EventType, reason: string, message: string): void {
     const uid = regarding.metadata?.uid ?? "";
     if (!this.takeToken(uid)) return;
-    const safeMessage = scrubText(message);
+    const safeMessage = this.options.audience === "tenant" ? tenantMessage(message) : scrubText(message);
     const key = JSON.stringify([uid, type, reason, safeMessage]);
     const previous = this.pending.get(key) ?? Promise.resolve();
     const next = previous.then(() => this.write(key, regarding, type, reason, safeMessage.slice(0, MAX_MESSAGE_CHARS)));

@@ -8,10 +8,12 @@
  *
  * Errors the runtime knows become a short description of what happened;
  * anything else has its message stripped of the above, and a message that
- * was nothing but the above becomes GENERIC_TENANT_MESSAGE. Secret scrubbing
- * is not this module's job: errors of the clients never carry credentials.
+ * was nothing but the above becomes GENERIC_TENANT_MESSAGE. Registered
+ * credentials are scrubbed too: a message may come from anywhere, not only
+ * from the clients' errors, which scrub their own.
  */
 import { HttpStatusError } from "@edgeconnect/kcp-ts";
+import { scrubText } from "@edgeconnect/redaction";
 import { FieldConflictError, StaleObjectError } from "./writes.js";
 
 /** What a tenant reads when an error said nothing it may see. */
@@ -25,7 +27,8 @@ export function tenantMessage(input: unknown): string {
   const known = describeKnownError(input);
   if (known !== undefined) return bound(known);
   const text = typeof input === "string" ? input : (errorLike(input)?.message ?? "");
-  const stripped = strip(text);
+  // Credentials first: what strip() leaves of a message must not hold one.
+  const stripped = strip(scrubText(text));
   return saysAnything(stripped) ? bound(stripped) : GENERIC_TENANT_MESSAGE;
 }
 
