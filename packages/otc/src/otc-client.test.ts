@@ -223,6 +223,20 @@ describe("OtcClient", () => {
       expect(error).toBe(controller.signal.reason);
     });
 
+    it("withSignal binds a signal into every call of the derived client, on the same connections", async () => {
+      const silent = await SilentServer.start();
+      const patient = testClient(silent.baseUrl);
+      const controller = abortSoon();
+      const bound = patient.withSignal(controller.signal);
+      const error = await bound.request("ecs", "GET", "/v1/x").catch((e: unknown) => e);
+      expect(error).toBe(controller.signal.reason);
+      await expect(bound.request("ecs", "GET", "/v1/y")).rejects.toBe(controller.signal.reason);
+      await silent.allClosed();
+      patient.close();
+      await silent.stop();
+      expect(silent.sockets).toHaveLength(1);
+    });
+
     it("sends nothing when the signal is already aborted", async () => {
       loopback.reset(() => ({ status: 200, body: {} }));
       const reason = new Error("reconcile timed out");

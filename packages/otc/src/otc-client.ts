@@ -91,8 +91,13 @@ export class OtcClient {
   // Keep-alive saves a TLS handshake per call; controllers poll the same few hosts.
   private readonly httpAgent: HttpAgent;
   private readonly httpsAgent: HttpsAgent;
+  /** Ends every call of this client too; see `withSignal`. */
+  private readonly boundSignal: AbortSignal | undefined;
 
-  constructor(private readonly options: OtcClientOptions) {
+  constructor(
+    private readonly options: OtcClientOptions,
+    shared?: { readonly httpAgent: HttpAgent; readonly httpsAgent: HttpsAgent; readonly signal: AbortSignal },
+  ) {
     this.region = options.region;
     this.endpoints = resolveEndpoints(options.region, options.endpoints);
     this.credentials = options.credentials;
@@ -110,8 +115,9 @@ export class OtcClient {
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.random = options.random ?? Math.random;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.httpAgent = new HttpAgent({ keepAlive: true });
-    this.httpsAgent = new HttpsAgent({ keepAlive: true });
+    this.httpAgent = shared?.httpAgent ?? new HttpAgent({ keepAlive: true });
+    this.httpsAgent = shared?.httpsAgent ?? new HttpsAgent({ keepAlive: true });
+    this.boundSignal = shared?.signal;
   }
 
   /** The project ID project-scoped requests use; throws if none was configured. */
@@ -125,6 +131,16 @@ export class OtcClient {
   /** A client for another project with the same settings (its own connection pool). */
   withProjectId(projectId: string): OtcClient {
     return new OtcClient({ ...this.options, projectId });
+  }
+
+  /**
+   * The same client, connections included, whose every call also ends when
+   * `signal` aborts: a reconcile binds its signal into the client its cloud
+   * code uses, so a stop or a lost Lease reaches every OTC call it makes.
+   */
+  withSignal(signal: AbortSignal): OtcClient {
+    const bound = this.boundSignal === undefined ? signal : AbortSignal.any([this.boundSignal, signal]);
+    return new OtcClient(this.options, { httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, signal: bound });
   }
 
   /** Closes pooled connections; requests in flight finish. */
@@ -142,7 +158,7 @@ export class OtcClient {
    * creating another.
    */
   async request<T>(service: Service, method: string, path: string, options: OtcRequestOptions = {}): Promise<T> {
-    const { signal } = options;
+    const signal = options.signal === undefined || this.boundSignal === undefined ? (options.signal ?? this.boundSignal) : AbortSignal.any([options.signal, this.boundSignal]);
     signal?.throwIfAborted();
     const url = serviceUrl(this.endpoints[service], path);
     for (const [key, value] of Object.entries(options.query ?? {})) {

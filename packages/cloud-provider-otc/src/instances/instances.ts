@@ -27,6 +27,8 @@ export interface InstancesV2 {
   instanceShutdown(node: Node): Promise<boolean>;
   /** Undefined when the instance does not exist. */
   instanceMetadata(node: Node): Promise<InstanceMetadata | undefined>;
+  /** The same instances whose every cloud call also ends when `signal` aborts (a reconcile's). */
+  withSignal(signal: AbortSignal): InstancesV2;
 }
 
 /** Several servers carry the node's name: picking one could label or delete the wrong node. */
@@ -48,6 +50,10 @@ export class OtcInstances implements InstancesV2 {
     private readonly client: OtcClient,
     private readonly region: string,
   ) {}
+
+  withSignal(signal: AbortSignal): OtcInstances {
+    return new OtcInstances(this.client.withSignal(signal), this.region);
+  }
 
   async instanceExists(node: Node): Promise<boolean> {
     return (await this.server(node)) !== undefined;

@@ -38,13 +38,13 @@ export function cloudNodeController(options: NodeControllersOptions): { controll
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     reconciler: {
-      async reconcile(request) {
+      async reconcile(request, { signal }) {
         const cached = options.nodes.get(requestKey(request));
         if (cached === undefined) return;
         // The reconcile's own copy, as controller-runtime's cache reader hands out: the cache is shared and frozen.
         const node = mutableCopy(cached);
         try {
-          await syncNode(options, node, log);
+          await syncNode(options, node, log, signal);
         } catch (error) {
           if (error instanceof ProvidedNodeIpError) {
             options.recorder.event(nodeReference(node), "Warning", "InvalidProvidedNodeIP", `${ANNOTATION_PROVIDED_NODE_IP}: ${error.message}`);
@@ -58,10 +58,10 @@ export function cloudNodeController(options: NodeControllersOptions): { controll
   return { controller, handlers: syncHandlers(controller) };
 }
 
-async function syncNode(options: NodeControllersOptions, node: Node, log: ControllerLogger | undefined): Promise<void> {
+async function syncNode(options: NodeControllersOptions, node: Node, log: ControllerLogger | undefined, signal: AbortSignal): Promise<void> {
   const name = node.metadata?.name ?? "";
   const uninitialised = hasTaint(node, TAINT_UNINITIALIZED);
-  const metadata = await options.instances.instanceMetadata(node);
+  const metadata = await options.instances.withSignal(signal).instanceMetadata(node);
   if (metadata === undefined) {
     // An initialised node whose instance vanished is the lifecycle controller's to judge.
     if (!uninitialised) return;
@@ -79,10 +79,10 @@ async function syncNode(options: NodeControllersOptions, node: Node, log: Contro
   }
   // Checked before the taint goes: an unusable provided node IP must keep the node unschedulable.
   desiredAddresses(node, metadata);
-  const written = await updateNode(options.client, node, (current) => syncedNode(current, metadata));
+  const written = await updateNode(options.client, node, (current) => syncedNode(current, metadata), signal);
   const addresses = desiredAddresses(written, metadata);
   if (addresses !== undefined && !sameAddresses(written.status?.addresses, addresses)) {
-    await patchNodeAddresses(options.client, name, addresses);
+    await patchNodeAddresses(options.client, name, addresses, signal);
   }
   if (uninitialised) {
     log?.info({ node: name, providerID: written.spec?.providerID }, "initialised node");

@@ -44,11 +44,11 @@ export function cloudNodeLifecycleController(options: NodeControllersOptions): {
       new TokenBucketRateLimiter<string>({ qps: 10, burst: 100 }),
     ),
     reconciler: {
-      async reconcile(request) {
+      async reconcile(request, { signal }) {
         const cached = options.nodes.get(requestKey(request));
         if (cached === undefined) return;
         // The reconcile's own copy, as controller-runtime's cache reader hands out: the cache is shared and frozen.
-        const deleted = await monitorNode(options, mutableCopy(cached), log);
+        const deleted = await monitorNode(options, mutableCopy(cached), log, signal);
         return deleted ? undefined : { requeueAfterMs: periodMs };
       },
     },
@@ -57,25 +57,26 @@ export function cloudNodeLifecycleController(options: NodeControllersOptions): {
 }
 
 /** True when the node was deleted. */
-async function monitorNode(options: NodeControllersOptions, node: Node, log: ControllerLogger | undefined): Promise<boolean> {
+async function monitorNode(options: NodeControllersOptions, node: Node, log: ControllerLogger | undefined, signal: AbortSignal): Promise<boolean> {
   const name = node.metadata?.name ?? "";
   if (readyStatus(node) === "True") {
-    await updateNode(options.client, node, (current) => withoutTaint(current, TAINT_SHUTDOWN, SHUTDOWN_TAINT.effect));
+    await updateNode(options.client, node, (current) => withoutTaint(current, TAINT_SHUTDOWN, SHUTDOWN_TAINT.effect), signal);
     return false;
   }
-  if (!(await options.instances.instanceExists(node))) {
+  const instances = options.instances.withSignal(signal);
+  if (!(await instances.instanceExists(node))) {
     log?.info({ node: name }, "deleting node: its instance no longer exists");
     options.recorder.event(nodeReference(node), "Normal", "DeletingNode", `Deleting node ${name} because it does not exist in the cloud provider`);
     try {
-      await deleteNode(options.client, node);
+      await deleteNode(options.client, node, signal);
     } catch (error) {
       options.recorder.event(nodeReference(node), "Warning", "DeletingNodeFailed", `Failed deleting node ${name}: ${String(error)}`);
       throw error;
     }
     return true;
   }
-  if (await options.instances.instanceShutdown(node)) {
-    await updateNode(options.client, node, (current) => withTaint(current, SHUTDOWN_TAINT));
+  if (await instances.instanceShutdown(node)) {
+    await updateNode(options.client, node, (current) => withTaint(current, SHUTDOWN_TAINT), signal);
   }
   return false;
 }

@@ -16,17 +16,17 @@ const CONFLICT_ATTEMPTS = 5;
  * and applies `change` again. Returns the node as written, or as read when
  * `change` found nothing to do (it answers undefined then).
  */
-export async function updateNode(client: NodeClient, node: Node, change: (current: Node) => Node | undefined): Promise<Node> {
+export async function updateNode(client: NodeClient, node: Node, change: (current: Node) => Node | undefined, signal?: AbortSignal): Promise<Node> {
   const path = nodePath(node.metadata?.name ?? "");
   let current = node;
   for (let attempt = 1; ; attempt++) {
     const next = change(current);
     if (next === undefined) return current;
     try {
-      return await client.replace<Node>(path, { ...next, apiVersion: "v1", kind: "Node" });
+      return await client.replace<Node>(path, { ...next, apiVersion: "v1", kind: "Node" }, { signal });
     } catch (error) {
       if (!(error instanceof HttpStatusError && error.status === 409) || attempt >= CONFLICT_ATTEMPTS) throw error;
-      current = await client.get<Node>(path);
+      current = await client.get<Node>(path, { signal });
     }
   }
 }
@@ -36,10 +36,11 @@ export async function updateNode(client: NodeClient, node: Node, change: (curren
  * where a strategic merge would merge entries by type and cannot express two
  * InternalIPs.
  */
-export async function patchNodeAddresses(client: NodeClient, name: string, addresses: readonly NodeAddress[]): Promise<Node> {
+export async function patchNodeAddresses(client: NodeClient, name: string, addresses: readonly NodeAddress[], signal?: AbortSignal): Promise<Node> {
   return client.request<Node>("PATCH", `${nodePath(name)}/status`, {
     body: { status: { addresses } },
     contentType: "application/merge-patch+json",
+    signal,
   });
 }
 
@@ -48,11 +49,12 @@ export async function patchNodeAddresses(client: NodeClient, name: string, addre
  * The UID precondition keeps a node that re-registered under the same name
  * (a replaced machine) from being deleted for its predecessor's instance.
  */
-export async function deleteNode(client: NodeClient, node: Node): Promise<boolean> {
+export async function deleteNode(client: NodeClient, node: Node, signal?: AbortSignal): Promise<boolean> {
   const uid = node.metadata?.uid;
   try {
     await client.delete(nodePath(node.metadata?.name ?? ""), {
       ...(uid === undefined ? {} : { body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid } } }),
+      signal,
     });
     return true;
   } catch (error) {

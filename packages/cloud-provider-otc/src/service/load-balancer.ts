@@ -90,6 +90,11 @@ export interface LoadBalancerDriver {
    * unbound. A no-op when absent or foreign. Idempotent across crashes.
    */
   delete(name: string, serviceUid: string): Promise<void>;
+  /**
+   * The same driver whose every OTC call also ends when `signal` aborts: a
+   * reconcile binds its own, so a stop or a lost Lease ends its cloud calls.
+   */
+  withSignal(signal: AbortSignal): LoadBalancerDriver;
 }
 
 /** An LB with the Service's name belongs to someone else. */

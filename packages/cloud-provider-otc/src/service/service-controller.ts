@@ -31,6 +31,7 @@ import {
   type DeepReadonly,
   type EventHandlers,
   type EventRecorder,
+  type ReconcileContext,
   type Request,
   type Result,
   type RuntimeMetrics,
@@ -108,6 +109,12 @@ export function serviceController(options: ServiceControllerOptions): ServiceCon
   };
 }
 
+/** One reconcile's signal, and the drivers bound to it. */
+interface Call {
+  readonly signal: AbortSignal;
+  readonly drivers: Readonly<Record<ElbClass, LoadBalancerDriver>>;
+}
+
 class ServiceReconciler {
   private readonly resyncPeriodMs: number;
   /**
@@ -121,7 +128,7 @@ class ServiceReconciler {
     this.resyncPeriodMs = options.resyncPeriodMs ?? 600_000;
   }
 
-  async reconcile(request: Request): Promise<Result | undefined> {
+  async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const key = requestKey(request);
     const cached = this.options.services.get(key);
     if (cached === undefined) {
@@ -130,13 +137,18 @@ class ServiceReconciler {
     }
     // The reconcile's own copy, as controller-runtime's cache reader hands out: the cache is shared and frozen.
     const service = mutableCopy(cached);
-    if (service.metadata?.deletionTimestamp === undefined && wantsLoadBalancer(service)) return this.sync(key, service);
+    // Every call of this reconcile, to OTC and to the cluster, ends with its signal.
+    const call: Call = {
+      signal,
+      drivers: { shared: this.options.drivers.shared.withSignal(signal), dedicated: this.options.drivers.dedicated.withSignal(signal) },
+    };
+    if (service.metadata?.deletionTimestamp === undefined && wantsLoadBalancer(service)) return this.sync(key, service, call);
     this.ensured.delete(key);
-    if (hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP)) await this.cleanup(service);
+    if (hasFinalizer(service, FINALIZER_LOAD_BALANCER_CLEANUP)) await this.cleanup(service, call);
     return undefined;
   }
 
-  private async sync(key: string, service: Service): Promise<Result | undefined> {
+  private async sync(key: string, service: Service, { signal, drivers }: Call): Promise<Result | undefined> {
     const { options } = this;
     const computed = desiredLoadBalancer({ service, nodes: options.nodes.list(), clusterName: options.clusterName, config: options.config });
     if ("rejected" in computed) {
@@ -145,7 +157,7 @@ class ServiceReconciler {
     }
     const desired = computed.desired;
     const otherClass: ElbClass = desired.elbClass === "shared" ? "dedicated" : "shared";
-    const other = await options.drivers[otherClass].find(desired.name, desired.serviceUid);
+    const other = await drivers[otherClass].find(desired.name, desired.serviceUid);
     if (other.state === "owned") {
       this.warn(
         service,
@@ -155,14 +167,14 @@ class ServiceReconciler {
       throw new TerminalError(`class change ${otherClass} → ${desired.elbClass} refused`);
     }
 
-    const withFinalizer = await ensureFinalizer(options.client, this.path(service), service, FINALIZER_LOAD_BALANCER_CLEANUP);
+    const withFinalizer = await ensureFinalizer(options.client, this.path(service), service, FINALIZER_LOAD_BALANCER_CLEANUP, { signal });
     const fingerprint = JSON.stringify(desired);
     const news = this.ensured.get(key) !== fingerprint;
     this.ensured.delete(key);
     if (news) options.recorder.event(service, "Normal", "EnsuringLoadBalancer", "Ensuring load balancer");
     let status: LoadBalancerStatus;
     try {
-      status = await options.drivers[desired.elbClass].ensure(desired);
+      status = await drivers[desired.elbClass].ensure(desired);
     } catch (err) {
       this.warn(service, `Error syncing load balancer: ${messageOf(err)}`);
       if (err instanceof ForeignLoadBalancerError) return { requeueAfterMs: this.resyncPeriodMs };
@@ -171,36 +183,37 @@ class ServiceReconciler {
     if (news && desired.members.length === 0) {
       options.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
     }
-    await this.patchIngress(withFinalizer, status.ingress);
+    await this.patchIngress(withFinalizer, status.ingress, signal);
     if (news) options.recorder.event(service, "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
     this.ensured.set(key, fingerprint);
     return { requeueAfterMs: this.resyncPeriodMs };
   }
 
-  private async cleanup(service: Service): Promise<void> {
+  private async cleanup(service: Service, { signal, drivers }: Call): Promise<void> {
     const { options } = this;
     const name = loadBalancerName(options.clusterName, service.metadata?.namespace ?? "", service.metadata?.name ?? "");
     const uid = service.metadata?.uid ?? "";
     options.recorder.event(service, "Normal", "DeletingLoadBalancer", "Deleting load balancer");
     try {
       // The class annotation may have changed since creation: both products are asked.
-      for (const driver of Object.values(options.drivers)) await driver.delete(name, uid);
+      for (const driver of Object.values(drivers)) await driver.delete(name, uid);
     } catch (err) {
       this.warn(service, `Error deleting load balancer: ${messageOf(err)}`);
       throw err;
     }
-    const cleared = await this.patchIngress(service, []);
-    await removeFinalizer(options.client, this.path(service), cleared, FINALIZER_LOAD_BALANCER_CLEANUP);
+    const cleared = await this.patchIngress(service, [], signal);
+    await removeFinalizer(options.client, this.path(service), cleared, FINALIZER_LOAD_BALANCER_CLEANUP, { signal });
     options.recorder.event(service, "Normal", "DeletedLoadBalancer", "Deleted load balancer");
   }
 
   /** Patches only a changed ingress; returns the Service as it now is. */
-  private async patchIngress(service: Service, ingress: readonly LoadBalancerIngress[]): Promise<Service> {
+  private async patchIngress(service: Service, ingress: readonly LoadBalancerIngress[], signal: AbortSignal): Promise<Service> {
     const current = service.status?.loadBalancer?.ingress ?? [];
     if (sameIngress(current, ingress)) return service;
     return this.options.client.request<Service>("PATCH", `${this.path(service)}/status`, {
       body: { status: { loadBalancer: { ingress: ingress.length === 0 ? null : ingress } } },
       contentType: "application/merge-patch+json",
+      signal,
     });
   }
 

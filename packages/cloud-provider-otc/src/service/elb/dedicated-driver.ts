@@ -32,9 +32,16 @@ export class DedicatedLoadBalancerDriver extends ElbDriver {
   readonly elbClass = "dedicated";
   private readonly availabilityZones: readonly string[];
 
-  constructor(client: OtcClient, options: DedicatedLoadBalancerDriverOptions = {}) {
+  constructor(
+    client: OtcClient,
+    private readonly options: DedicatedLoadBalancerDriverOptions = {},
+  ) {
     super(client, dedicatedElbApi, options);
     this.availabilityZones = options.availabilityZones?.length ? options.availabilityZones : [`${client.region}-01`];
+  }
+
+  withSignal(signal: AbortSignal): DedicatedLoadBalancerDriver {
+    return new DedicatedLoadBalancerDriver(this.client.withSignal(signal), this.options);
   }
 
   protected async createLoadBalancer(desired: DesiredLoadBalancer): Promise<LoadBalancerView> {

@@ -43,6 +43,7 @@ export abstract class ElbDriver implements LoadBalancerDriver {
   protected abstract ingressOf(lb: LoadBalancerView): Promise<string>;
   /** Runs before the LB is deleted. */
   protected abstract detachEips(lb: LoadBalancerView): Promise<void>;
+  abstract withSignal(signal: AbortSignal): LoadBalancerDriver;
 
   async find(name: string, serviceUid: string): Promise<Lookup> {
     const found = await this.api.listLoadBalancers(this.client, { name });

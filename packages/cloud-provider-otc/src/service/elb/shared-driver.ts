@@ -28,8 +28,15 @@ import { sharedElbApi } from "./shared-api.js";
 export class SharedLoadBalancerDriver extends ElbDriver {
   readonly elbClass = "shared";
 
-  constructor(client: OtcClient, options: LoadBalancerDriverOptions = {}) {
+  constructor(
+    client: OtcClient,
+    private readonly options: LoadBalancerDriverOptions = {},
+  ) {
     super(client, sharedElbApi, options);
+  }
+
+  withSignal(signal: AbortSignal): SharedLoadBalancerDriver {
+    return new SharedLoadBalancerDriver(this.client.withSignal(signal), this.options);
   }
 
   protected createLoadBalancer(desired: DesiredLoadBalancer): Promise<LoadBalancerView> {
