@@ -23,7 +23,7 @@
  * (their built output) and no sibling modules; the pure parts are exported
  * for e2e/tests/credential-guard.test.ts.
  */
-import { clusterOf, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
+import { clusterOf, kubeconfigCredentials as credentialsOf, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { credentialForms, MIN_SECRET_LENGTH } from "@edgeconnect/redaction";
 import { REPO_ROOT, type EnvironmentState } from "@edgeconnect/testenv";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -171,18 +171,11 @@ export function writeReport(path: string, report: GuardReport): void {
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
 }
 
-/** Every user's token, password and client key in a kubeconfig file. */
+/** Every credential a kubeconfig file holds, as the client registers them. */
 export function kubeconfigCredentials(path: string, name: string): KnownCredential[] {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(path);
-  return kubeConfig.getUsers().flatMap((user) => {
-    const origin = `${name} kubeconfig user "${user.name}"`;
-    const found: KnownCredential[] = [];
-    if (user.token) found.push({ origin: `${origin} token`, value: user.token });
-    if (user.password) found.push({ origin: `${origin} password`, value: user.password });
-    if (user.keyData) found.push({ origin: `${origin} client key`, value: Buffer.from(user.keyData, "base64").toString("utf8") });
-    return found;
-  });
+  return credentialsOf(kubeConfig).map(({ user, field, value }) => ({ origin: `${name} kubeconfig user "${user}" ${field}`, value }));
 }
 
 const CREDENTIAL_LITERAL = /\b(accessKey|secretKey|securityToken)\s*:\s*"([^"\\\n]+)"/g;

@@ -13,6 +13,7 @@
  * @module
  */
 export { HttpStatusError, type Status } from "./errors.js";
+export { kubeconfigCredentials, type KubeconfigCredential } from "./kubeconfig-credentials.js";
 export { CLUSTER_ANNOTATION, clusterOf, fingerprint } from "./logical-cluster.js";
 export {
   RestClient,
