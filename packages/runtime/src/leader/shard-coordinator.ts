@@ -26,6 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { settlesWithin } from "../reconcile/bounded-wait.js";
 import { LeaseHolder } from "./lease-holder.js";
 import { LeaseObservation } from "./lease-observation.js";
 import { LeaseLock, type Lease, type LeaseClient } from "./lease.js";
@@ -207,7 +208,7 @@ export class ShardCoordinator {
     const drainTimeoutMs = this.options.drainTimeoutMs ?? this.renewDeadlineMs;
     const release = (async () => {
       const drained = this.options.drainSlot?.(slot) ?? Promise.resolve();
-      await Promise.race([drained, sleep(drainTimeoutMs, undefined, { ref: false })]);
+      await settlesWithin(drained, drainTimeoutMs);
       await holder?.release(AbortSignal.timeout(this.retryPeriodMs)).catch((err: unknown) => this.options.onError?.(err));
     })().finally(() => this.releasing.delete(slot));
     this.releasing.set(slot, release);

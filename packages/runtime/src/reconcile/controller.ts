@@ -14,6 +14,7 @@ import type { ReconcileResult } from "../observability/metrics.js";
 import type { Clock } from "../queue/clock.js";
 import type { QueueMetrics } from "../queue/queue-metrics.js";
 import type { RateLimiter } from "../queue/rate-limiter.js";
+import { settlesWithin } from "./bounded-wait.js";
 import { SILENT, TerminalError, type Logger, type NoScope, type Reconciler } from "./reconciler.js";
 import { describeRequest, requestKey, tenantOf, type Request } from "./request.js";
 
@@ -83,20 +84,6 @@ const NO_SCOPE: NoScope = Object.freeze({});
 /** Why a reconcile's signal aborted before it ended on its own. */
 export class ReconcileAbortedError extends Error {
   override readonly name = "ReconcileAbortedError";
-}
-
-/** Whether `promise` settles within `ms`; a timer does not keep the process alive. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Errors that are bugs in the reconciler rather than trouble in the world. */
