@@ -144,6 +144,7 @@ export {
   type ProbeServerOptions,
 } from "./observability/http-endpoints.js";
 export { DISABLED_ADDRESS, parseBindAddress, type ListenAddress } from "./observability/bind-address.js";
+export { FlagError, parseCommandLine, parseDuration, positiveInteger, type CommandLine } from "./observability/command-line.js";
 export {
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
   DEFAULT_METRICS_BIND_ADDRESS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { FlagError, parseCcmFlags, parseDuration } from "./flags.js";
+import { FlagError, parseCcmFlags } from "./flags.js";
 
 describe("parseCcmFlags", () => {
   it("defaults as Kubernetes' cloud-controller-manager: every controller, leader election on kube-system/cloud-controller-manager", () => {
@@ -70,16 +70,5 @@ describe("parseCcmFlags", () => {
 
   it("notices --help", () => {
     expect(parseCcmFlags(["--help"]).help).toBe(true);
-  });
-});
-
-describe("parseDuration", () => {
-  it("reads Go durations and rejects anything else", () => {
-    expect(parseDuration("--x", "5s")).toBe(5_000);
-    expect(parseDuration("--x", "1h2m3s")).toBe(3_723_000);
-    expect(parseDuration("--x", "1.5s")).toBe(1_500);
-    expect(() => parseDuration("--x", "5")).toThrow(/not a duration/);
-    expect(() => parseDuration("--x", "5s trailing")).toThrow(/not a duration/);
-    expect(() => parseDuration("--x", "0s")).toThrow(/positive/);
   });
 });

@@ -12,9 +12,10 @@
  * `-name` to turn one off. Routes are not implemented (the CNI owns them):
  * naming the route controller is accepted and reported, not an error.
  */
-import { parseRuntimeFlags, type RuntimeFlags } from "@edgeconnect/runtime";
+import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 import { PROVIDER_NAME } from "../instances/provider-id.js";
 
+export { FlagError, parseDuration };
 
 export type ControllerName = "cloud-node" | "cloud-node-lifecycle" | "service";
 
@@ -46,11 +47,6 @@ export interface CcmFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "hea
   readonly nodeStatusUpdateFrequencyMs: number;
   readonly concurrentServiceSyncs: number;
   readonly help: boolean;
-}
-
-/** The command line cannot be used; the message says which flag and why. */
-export class FlagError extends Error {
-  override readonly name = "FlagError";
 }
 
 type ValueFlag =
@@ -108,21 +104,9 @@ export const USAGE = `Usage: otc-cloud-controller-manager [flags]
 export function parseCcmFlags(argv: readonly string[]): CcmFlags {
   const runtime = parseRuntimeFlags(argv);
   const explicitLeaderElect = argv.some((arg) => arg === "--leader-elect" || arg.startsWith("--leader-elect="));
-  const values = new Map<ValueFlag, string>();
-  let help = false;
-  for (let i = 0; i < runtime.rest.length; i++) {
-    const arg = runtime.rest[i] as string;
-    if (arg === "--help" || arg === "-h") {
-      help = true;
-      continue;
-    }
-    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    const name = match?.[1];
-    if (name === undefined || !VALUE_FLAGS.has(name)) throw new FlagError(`unknown argument ${JSON.stringify(arg)}; see --help`);
-    const value = match?.[2] ?? runtime.rest[++i];
-    if (value === undefined) throw new FlagError(`flag --${name} needs a value`);
-    values.set(name as ValueFlag, value);
-  }
+  const line = parseCommandLine(runtime.rest, VALUE_FLAGS);
+  const values = { get: (flag: ValueFlag): string | undefined => line.value(flag) };
+  const help = line.help;
 
   const provider = values.get("cloud-provider");
   if (provider !== undefined && provider !== PROVIDER_NAME) {
@@ -185,22 +169,4 @@ function parseControllers(list: string): { controllers: Set<ControllerName>; rou
   for (const name of enabled) controllers.add(name);
   for (const name of disabled) controllers.delete(name);
   return { controllers, routeRequested };
-}
-
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.ParseDuration for the units a controller period uses: `300ms`, `5s`, `1m30s`, `2h`. */
-export function parseDuration(flag: string, text: string): number {
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text) {
-    throw new FlagError(`${flag}: ${JSON.stringify(text)} is not a duration such as 500ms, 5s, 1m30s`);
-  }
-  const ms = parts.reduce((sum, part) => sum + Number(part[1]) * (UNIT_MS[part[2] as string] ?? 0), 0);
-  if (ms <= 0) throw new FlagError(`${flag} must be positive`);
-  return ms;
-}
-
-function positiveInteger(flag: string, text: string): number {
-  if (!/^[1-9][0-9]*$/.test(text)) throw new FlagError(`${flag} must be a positive integer, not ${JSON.stringify(text)}`);
-  return Number(text);
 }

@@ -65,5 +65,25 @@ describe("EventRecorder", () => {
     expect(message).not.toMatch(/infra\.internal|6443|kcp-0123456789ab|event-fake-token-0004/);
     expect(message).not.toBe("");
   });
-});
 
+  it("sends each Event through the client of its subject's cluster, and drops it when no client serves that cluster", async () => {
+    const a = fakeClient();
+    const b = fakeClient();
+    const warnings: object[] = [];
+    const clients = new Map([["tenant-a", a.client], ["tenant-b", b.client]]);
+    const recorder = new EventRecorder({
+      client: (regarding) => clients.get(regarding.metadata?.annotations?.["kcp.io/cluster"] ?? ""),
+      component: "test",
+      clock: new ManualClock(),
+      logger: { warn: (obj) => warnings.push(obj) },
+    });
+    const inCluster = (cluster: string, uid: string): KubeObject => ({ ...SUBJECT, metadata: { ...SUBJECT.metadata, uid, annotations: { "kcp.io/cluster": cluster } } });
+    recorder.event(inCluster("tenant-a", "a-1"), "Normal", "Created", "made");
+    recorder.event(inCluster("tenant-b", "b-1"), "Normal", "Created", "made");
+    recorder.event(inCluster("gone", "c-1"), "Normal", "Created", "made");
+    await recorder.flush();
+    expect(a.sent).toHaveLength(1);
+    expect(b.sent).toHaveLength(1);
+    expect(warnings).toEqual([expect.objectContaining({ reason: "Created" })]);
+  });
+});

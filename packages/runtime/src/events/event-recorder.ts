@@ -30,7 +30,12 @@ export type EventType = "Normal" | "Warning";
 export type EventClient = Pick<RestClient, "create" | "request">;
 
 export interface EventRecorderOptions {
-  readonly client: EventClient;
+  /**
+   * Where Events go: one client, or, for a controller whose subjects live in
+   * many clusters (kcp tenants), the client of the subject's cluster;
+   * undefined drops the Event (the cluster is not served here any more).
+   */
+  readonly client: EventClient | ((regarding: KubeObject) => EventClient | undefined);
   /** `source.component` and `reportingComponent`, e.g. "cloud-controller-manager". */
   readonly component: string;
   /** `source.host` and `reportingInstance`; default none. */
@@ -109,11 +114,16 @@ export class EventRecorder {
     const nowMs = this.clock.now();
     const wall = this.options.now?.() ?? new Date();
     const now = wall.toISOString().replace(/\.\d{3}Z$/, "Z");
+    const client = typeof this.options.client === "function" ? this.options.client(regarding) : this.options.client;
+    if (client === undefined) {
+      this.options.logger?.warn({ reason, kind: regarding.kind, name: regarding.metadata?.name }, "event dropped: no client serves its object's cluster");
+      return;
+    }
     try {
       const aggregate = this.aggregates.get(key);
       if (aggregate !== undefined && nowMs - aggregate.lastSeenMs < AGGREGATION_WINDOW_MS) {
         const count = aggregate.count + 1;
-        const patched = await this.bump(aggregate, count, now);
+        const patched = await this.bump(client, aggregate, count, now);
         if (patched) {
           this.remember(key, { ...aggregate, count, lastSeenMs: nowMs });
           return;
@@ -122,7 +132,7 @@ export class EventRecorder {
       const namespace = regarding.metadata?.namespace || "default";
       // client-go's naming: the object's name and a unique suffix from the time.
       const name = `${regarding.metadata?.name ?? "unknown"}.${(wall.getTime() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`;
-      await this.options.client.create(`/api/v1/namespaces/${namespace}/events`, {
+      await client.create(`/api/v1/namespaces/${namespace}/events`, {
         apiVersion: "v1",
         kind: "Event",
         metadata: { name, namespace },
@@ -151,9 +161,9 @@ export class EventRecorder {
   }
 
   /** False when the Event to bump is gone (expired by the server's TTL). */
-  private async bump(aggregate: Aggregate, count: number, now: string): Promise<boolean> {
+  private async bump(client: EventClient, aggregate: Aggregate, count: number, now: string): Promise<boolean> {
     try {
-      await this.options.client.request("PATCH", `/api/v1/namespaces/${aggregate.namespace}/events/${aggregate.name}`, {
+      await client.request("PATCH", `/api/v1/namespaces/${aggregate.namespace}/events/${aggregate.name}`, {
         body: { count, lastTimestamp: now },
         contentType: "application/merge-patch+json",
       });

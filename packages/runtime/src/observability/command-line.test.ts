@@ -1,0 +1,48 @@
+import { describe, expect, it } from "@jest/globals";
+import { FlagError, parseCommandLine, parseDuration, positiveInteger } from "./command-line.js";
+
+const KNOWN = new Set(["kubeconfig", "allow"]);
+
+describe("parseCommandLine", () => {
+  it("reads --flag=value and --flag value, keeping every value of a repeated flag", () => {
+    const line = parseCommandLine(["--kubeconfig=/a", "--allow", "x", "--allow=y", "--kubeconfig", "/b"], KNOWN);
+    expect(line.value("kubeconfig")).toBe("/b");
+    expect(line.values("allow")).toEqual(["x", "y"]);
+    expect(line.values("other")).toEqual([]);
+    expect(line.help).toBe(false);
+  });
+
+  it("sees --help and -h", () => {
+    expect(parseCommandLine(["-h"], KNOWN).help).toBe(true);
+    expect(parseCommandLine(["--help"], KNOWN).help).toBe(true);
+  });
+
+  it("refuses unknown flags, positional arguments and missing values", () => {
+    expect(() => parseCommandLine(["--kubconfig=/a"], KNOWN)).toThrow(FlagError);
+    expect(() => parseCommandLine(["stray"], KNOWN)).toThrow(/unknown argument "stray"/);
+    expect(() => parseCommandLine(["--kubeconfig"], KNOWN)).toThrow(/--kubeconfig needs a value/);
+  });
+});
+
+describe("parseDuration", () => {
+  it("reads Go durations", () => {
+    expect(parseDuration("--x", "5s")).toBe(5_000);
+    expect(parseDuration("--x", "1h2m3s")).toBe(3_723_000);
+    expect(parseDuration("--x", "1.5s")).toBe(1_500);
+    expect(parseDuration("--x", "250ms")).toBe(250);
+  });
+
+  it("refuses what is not one, and zero", () => {
+    expect(() => parseDuration("--x", "5")).toThrow(/not a duration/);
+    expect(() => parseDuration("--x", "5s trailing")).toThrow(/not a duration/);
+    expect(() => parseDuration("--x", "0s")).toThrow(/positive/);
+  });
+});
+
+describe("positiveInteger", () => {
+  it("reads positive integers only", () => {
+    expect(positiveInteger("--n", "12")).toBe(12);
+    expect(() => positiveInteger("--n", "0")).toThrow(/--n must be a positive integer/);
+    expect(() => positiveInteger("--n", "1.5")).toThrow(FlagError);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * What every binary's own flags share once `parseRuntimeFlags` has taken
+ * the runtime's: `--name=value` / `--name value` pairs from a known set
+ * (repeatable ones collect every value), `--help`, Go-style durations and
+ * positive integers, and one error type whose message names the flag.
+ */
+
+/** The command line cannot be used; the message says which flag and why. */
+export class FlagError extends Error {
+  override readonly name = "FlagError";
+}
+
+export interface CommandLine {
+  readonly help: boolean;
+  /** The last value given for `name` (without the leading dashes). */
+  value(name: string): string | undefined;
+  /** Every value given for `name`, in order. */
+  values(name: string): readonly string[];
+}
+
+/**
+ * Parses `args` (what `parseRuntimeFlags` left) against the value flags a
+ * binary knows; anything else is a FlagError, so a typo cannot silently
+ * fall back to a default.
+ */
+export function parseCommandLine(args: readonly string[], valueFlags: ReadonlySet<string>): CommandLine {
+  const values = new Map<string, string[]>();
+  let help = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    const match = /^--([a-z0-9-]+)(?:=(.*))?$/s.exec(arg);
+    const name = match?.[1];
+    if (name === undefined || !valueFlags.has(name)) throw new FlagError(`unknown argument ${JSON.stringify(arg)}; see --help`);
+    const value = match?.[2] ?? args[++i];
+    if (value === undefined) throw new FlagError(`flag --${name} needs a value`);
+    values.set(name, [...(values.get(name) ?? []), value]);
+  }
+  return {
+    help,
+    value: (name) => values.get(name)?.at(-1),
+    values: (name) => values.get(name) ?? [],
+  };
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration for the units a controller period uses: `300ms`, `5s`, `1m30s`, `2h`. */
+export function parseDuration(flag: string, text: string): number {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text) {
+    throw new FlagError(`${flag}: ${JSON.stringify(text)} is not a duration such as 500ms, 5s, 1m30s`);
+  }
+  const ms = parts.reduce((sum, part) => sum + Number(part[1]) * (UNIT_MS[part[2] as string] ?? 0), 0);
+  if (ms <= 0) throw new FlagError(`${flag} must be positive`);
+  return ms;
+}
+
+export function positiveInteger(flag: string, text: string): number {
+  if (!/^[1-9][0-9]*$/.test(text)) throw new FlagError(`${flag} must be a positive integer, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
