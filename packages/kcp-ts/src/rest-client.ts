@@ -65,6 +65,7 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   finalizers?: string[];
+  creationTimestamp?: string;
   deletionTimestamp?: string;
   ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
   [key: string]: unknown;

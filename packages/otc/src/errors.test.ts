@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { OtcApiError, isRetryableStatus, parseErrorBody } from "./errors.js";
+import { OtcApiError, isCredentialRejection, isRetryableStatus, parseErrorBody } from "./errors.js";
 
 describe("parseErrorBody", () => {
   it.each([
@@ -9,6 +9,12 @@ describe("parseErrorBody", () => {
     ['{"code":404,"message":"gone"}', "404", "gone"],
     ['{"NeutronError":{"type":"PortNotFound","message":"no port","detail":""}}', "PortNotFound", "no port"],
     ['{"itemNotFound":{"code":404,"message":"Instance could not be found"}}', "404", "Instance could not be found"],
+    // CCE's Kubernetes Status: `code` only repeats the HTTP status, `reason` says what went wrong.
+    ['{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"cluster c1 not found","reason":"NotFound","code":404}', "NotFound", "cluster c1 not found"],
+    ['{"kind":"Status","apiVersion":"v1","status":"Failure","message":"subnet is not in the VPC","code":400}', "400", "subnet is not in the VPC"],
+    // CCE's own codes win over the Status fields when it sends both.
+    ['{"kind":"Status","status":"Failure","message":"m","reason":"BadRequest","code":400,"error_code":"CCE.01400001","error_msg":"Invalid request."}', "CCE.01400001", "Invalid request."],
+    ['{"error_code":"CCE_CM.0003","error_msg":"Resource not found"}', "CCE_CM.0003", "Resource not found"],
   ])("reads %s", (body, code, message) => {
     expect(parseErrorBody(body)).toEqual({ code, message });
   });
@@ -25,6 +31,24 @@ describe("OtcApiError", () => {
     expect(error.retryable).toBe(true);
     expect(error.notFound).toBe(false);
     expect(new OtcApiError("GET", "/x", 404, "").notFound).toBe(true);
+  });
+
+  it("reads a CCE Status into code and message", () => {
+    const body = '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"cluster is not Available","reason":"BadRequest","code":400}';
+    const error = new OtcApiError("POST", "/api/v3/projects/p/clusters/c/clustercert", 400, body);
+    expect(error).toMatchObject({ code: "BadRequest", otcMessage: "cluster is not Available" });
+    expect(error.message).toBe("POST /api/v3/projects/p/clusters/c/clustercert: HTTP 400 BadRequest: cluster is not Available");
+  });
+
+  it.each([
+    [401, true],
+    [403, true],
+    [400, false],
+    [404, false],
+    [0, false],
+    [500, false],
+  ])("status %i is a credential rejection: %p", (status, rejected) => {
+    expect(isCredentialRejection(new OtcApiError("GET", "/v3/projects", status, ""))).toBe(rejected);
   });
 
   it.each([

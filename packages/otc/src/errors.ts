@@ -56,6 +56,15 @@ export class OtcApiError extends Error {
   }
 }
 
+/**
+ * Whether IAM or a service refused the credentials themselves (401, 403),
+ * as opposed to being unreachable or failing otherwise: what tells a
+ * "credentials invalid" condition from a retry later.
+ */
+export function isCredentialRejection(error: unknown): error is OtcApiError {
+  return error instanceof OtcApiError && (error.status === 401 || error.status === 403);
+}
+
 /** 409 (LB busy), 429 (throttled), 5xx and 0 (no answer) clear by themselves; everything else is the request's fault. */
 export function isRetryableStatus(status: number): boolean {
   return status === 0 || status === 409 || status === 429 || status >= 500;
@@ -63,7 +72,9 @@ export function isRetryableStatus(status: number): boolean {
 
 /**
  * The shapes OTC services answer with: `{error_code, error_msg}` (ECS, VPC,
- * APIG), `{error: {code, message}}` (ELB v3, IAM), `{code, message}`,
+ * APIG, CCE), `{error: {code, message}}` (ELB v3, IAM), CCE's Kubernetes
+ * `{kind: "Status", reason, message, code}` (whose `code` repeats the HTTP
+ * status, so `reason` is taken), `{code, message}`,
  * `{NeutronError: {type, message}}` (ELB v2, VPC Neutron) and
  * `{badRequest: {code, message}}`-style Nova wrappers.
  */
@@ -78,6 +89,7 @@ export function parseErrorBody(body: string): OtcErrorDetail {
   if ("error_code" in value || "error_msg" in value) return detail(value.error_code, value.error_msg);
   if (isRecord(value.error)) return detail(value.error.code, value.error.message);
   if (isRecord(value.NeutronError)) return detail(value.NeutronError.type, value.NeutronError.message);
+  if (value.kind === "Status") return detail(value.reason ?? value.code, value.message);
   if ("code" in value || "message" in value) return detail(value.code, value.message);
   const entries = Object.values(value);
   const [only] = entries;

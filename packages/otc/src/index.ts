@@ -1,19 +1,26 @@
 /**
  * @edgeconnect/otc: a dependency-free client for the Open Telekom Cloud APIs
- * a cloud-controller-manager needs.
+ * a cloud-controller-manager and a Kubernetes-cluster provisioner need.
  *
  * - AK/SK signing in the API gateway's `SDK-HMAC-SHA256 Access=` form, with
  *   the pieces exposed separately so a simulator can verify signatures.
- * - `OtcClient`: signed JSON requests per service endpoint, `X-Project-Id`,
- *   retries with jittered backoff on 409/429/5xx/network errors.
- * - IAM project discovery by name (default: the region).
+ * - IAM token authentication with an IAM user's password: a project-scoped
+ *   token, renewed before it expires and on a 401, one request at a time.
+ * - `OtcClient`: authenticated JSON requests per service endpoint,
+ *   `X-Project-Id`, retries with jittered backoff on 409/429/5xx/network
+ *   errors; endpoints per region, per override or from an `auth_url`.
+ * - IAM project discovery by name (default: the region) and
+ *   `validateCredentials`, which tells refused credentials from an
+ *   unreachable IAM.
  * - The four paging styles as async iterators.
- * - ECS servers, ELB v2 (shared) and v3 (dedicated) load balancers with
- *   listeners, pools, members and health monitors, and EIPs.
+ * - ECS servers and keypairs, ELB v2 (shared) and v3 (dedicated) load
+ *   balancers with listeners, pools, members and health monitors, EIPs,
+ *   VPCs and subnets, and CCE clusters (master EIP, client certificates)
+ *   with their node pools.
  *
  * @module
  */
-export { OtcApiError, OtcConfigError, isRetryableStatus, parseErrorBody, type OtcErrorDetail } from "./errors.js";
+export { OtcApiError, OtcConfigError, isCredentialRejection, isRetryableStatus, parseErrorBody, type OtcErrorDetail } from "./errors.js";
 export {
   canonicalRequest,
   parseAuthorization,
@@ -24,12 +31,65 @@ export {
   type Credentials,
   type SignableRequest,
 } from "./signing/signer.js";
-export { SERVICES, resolveEndpoints, serviceUrl, type Endpoints, type Service } from "./endpoints.js";
-export { OtcClient, type OtcCallOptions, type OtcClientOptions, type OtcRequestOptions, type QueryValue, type RetryOptions } from "./otc-client.js";
-export { connectOtcClient, discoverProjectId, type Project } from "./iam.js";
+export { SERVICES, endpointsFromAuthUrl, resolveEndpoints, serviceUrl, type Endpoints, type Service } from "./endpoints.js";
+export {
+  OtcClient,
+  isPasswordCredentials,
+  type AuthMode,
+  type OtcCallOptions,
+  type OtcClientOptions,
+  type OtcRequestOptions,
+  type QueryValue,
+  type RetryOptions,
+} from "./otc-client.js";
+export type { PasswordCredentials } from "./iam-token.js";
+export { connectOtcClient, discoverProjectId, validateCredentials, type Project, type ValidatedCredentials } from "./iam.js";
 export { collect, listByLinks, listByMarker, listByPageInfo, listByPageNumber, type ListRequest } from "./pagination.js";
 export type { Ref } from "./resource.js";
 export { getServer, listServersByName, type Server, type ServerAddress, type ServerStatus } from "./ecs.js";
+export { createKeypair, deleteKeypair, getKeypair, type CreateKeypair, type Keypair } from "./keypairs.js";
+export {
+  createSubnet,
+  createVpc,
+  deleteSubnet,
+  deleteVpc,
+  getSubnet,
+  getVpc,
+  type CreateSubnet,
+  type CreateVpc,
+  type Subnet,
+  type SubnetStatus,
+  type Vpc,
+  type VpcStatus,
+} from "./vpc.js";
+export {
+  bindCceMasterEip,
+  createCceCluster,
+  createCceNodePool,
+  deleteCceCluster,
+  deleteCceNodePool,
+  getCceCluster,
+  getCceClusterCert,
+  getCceNodePool,
+  unbindCceMasterEip,
+  updateCceNodePool,
+  type CceCluster,
+  type CceClusterDeletion,
+  type CceClusterEndpoint,
+  type CceClusterPhase,
+  type CceClusterSpec,
+  type CceDeleteChoice,
+  type CceKubeconfig,
+  type CceMetadata,
+  type CceNodePool,
+  type CceNodePoolPhase,
+  type CceNodePoolSpec,
+  type CceNodeTemplate,
+  type CceVolume,
+  type CreateCceCluster,
+  type CreateCceNodePool,
+  type NewCceMetadata,
+} from "./cce.js";
 export {
   createHealthMonitorV2,
   createListenerV2,

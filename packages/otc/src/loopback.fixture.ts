@@ -1,13 +1,14 @@
 /**
  * A scripted OTC stand-in for tests: a loopback HTTP server that records
  * every request and answers from a handler the test sets, plus a client
- * pointed at it whose sleeps are recorded instead of waited; and a server
- * that never answers.
+ * pointed at it whose sleeps are recorded instead of waited; IAM's token
+ * answer; and a server that never answers.
  */
 import { afterAll, beforeAll } from "@jest/globals";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { SERVICES, type Service } from "./endpoints.js";
+import type { PasswordCredentials } from "./iam-token.js";
 import { OtcClient, type OtcClientOptions } from "./otc-client.js";
 
 export interface RecordedRequest {
@@ -30,6 +31,39 @@ export type Handler = (request: RecordedRequest) => Answer;
 
 export const TEST_CREDENTIALS = { accessKey: "TESTAK0123456789", secretKey: "test-secret-key-do-not-leak" } as const;
 export const TEST_PROJECT = "0123456789abcdef0123456789abcdef";
+export const TEST_PASSWORD: PasswordCredentials = {
+  kind: "password",
+  userName: "test-user",
+  password: "test-password-do-not-leak",
+  domainName: "OTC-TEST-DOMAIN",
+  projectName: "eu-de_test",
+};
+/** The project IAM scopes the test tokens to. */
+export const TOKEN_PROJECT = "fedcba9876543210fedcba9876543210";
+
+/** IAM's answer to a token request: `token`, issued at `issuedAt`, valid for `lifetimeMs` (default a day). */
+export function tokenAnswer(token: string, issuedAt: Date, lifetimeMs = 24 * 3600_000): Answer {
+  const user = { id: "u1", name: TEST_PASSWORD.userName, domain: { id: "d1", name: TEST_PASSWORD.domainName } };
+  return {
+    status: 201,
+    headers: { "x-subject-token": token },
+    body: {
+      token: {
+        expires_at: new Date(issuedAt.getTime() + lifetimeMs).toISOString(),
+        issued_at: issuedAt.toISOString(),
+        methods: ["password"],
+        project: { id: TOKEN_PROJECT, name: TEST_PASSWORD.projectName, domain: { id: "d1", name: TEST_PASSWORD.domainName } },
+        user,
+        catalog: [],
+      },
+    },
+  };
+}
+
+/** Whether `request` asks IAM for a token. */
+export function isTokenRequest(request: RecordedRequest): boolean {
+  return request.method === "POST" && request.path === "/v3/auth/tokens";
+}
 
 export class Loopback {
   readonly requests: RecordedRequest[] = [];

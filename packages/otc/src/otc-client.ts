@@ -1,18 +1,39 @@
 /**
- * `OtcClient`: signed JSON requests to OTC services with retries. Every
- * request is signed afresh (the gateway rejects dates more than 15 minutes
- * off), project-scoped requests carry a signed `X-Project-Id`, and the
- * conditions OTC clears by itself (409 load balancer busy, 429, 5xx, network
- * errors) are retried with jittered exponential backoff. A call's
- * AbortSignal ends it at once, in flight or between attempts.
+ * `OtcClient`: authenticated JSON requests to OTC services with retries.
+ * With AK/SK every request is signed afresh (the gateway rejects dates more
+ * than 15 minutes off) and project-scoped requests carry a signed
+ * `X-Project-Id`; with an IAM user's password requests carry a
+ * project-scoped IAM token (`X-Auth-Token`), renewed five minutes before it
+ * expires and once when a service answers 401. The conditions OTC clears by
+ * itself (409 load balancer busy, 429, 5xx, network errors) are retried with
+ * jittered exponential backoff. A call's AbortSignal ends it at once, in
+ * flight, between attempts or while it waits for a token.
  */
 import { registerSecret } from "@edgeconnect/redaction";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { setTimeout as delay } from "node:timers/promises";
+import { abortable } from "./abort.js";
 import { resolveEndpoints, serviceUrl, type Endpoints, type Service } from "./endpoints.js";
 import { OtcApiError, OtcConfigError } from "./errors.js";
+import {
+  readIssuedToken,
+  TOKEN_PATH,
+  TokenCache,
+  tokenRequestBody,
+  validatePasswordCredentials,
+  type IssuedToken,
+  type PasswordCredentials,
+} from "./iam-token.js";
 import { signRequest, type Credentials } from "./signing/signer.js";
+
+/** How a client authenticates: AK/SK signatures or an IAM token bought with a password. */
+export type AuthMode = "accessKey" | "password";
+
+/** Whether `credentials` are an IAM user's password rather than AK/SK. */
+export function isPasswordCredentials(credentials: Credentials | PasswordCredentials): credentials is PasswordCredentials {
+  return credentials.kind === "password";
+}
 
 export interface RetryOptions {
   /** Attempts in total, the first included. Default 5. */
@@ -29,15 +50,25 @@ export interface RetryOptions {
 }
 
 export interface OtcClientOptions {
-  readonly credentials: Credentials;
+  /** AK/SK (signed requests) or an IAM user's password (token requests). */
+  readonly credentials: Credentials | PasswordCredentials;
   /** e.g. `eu-de`, `eu-nl`, `eu-ch2`. */
   readonly region: string;
-  /** Needed for project-scoped requests; `discoverProjectId` finds it by name. */
+  /**
+   * Needed for project-scoped requests. AK/SK: `discoverProjectId` finds it
+   * by name; password credentials: the token's project when unset.
+   */
   readonly projectId?: string;
+  /**
+   * The project AK/SK credentials are checked against and discovery looks
+   * for (`validateCredentials`, `connectOtcClient`); default the region.
+   * Password credentials name theirs in `credentials.projectName`.
+   */
+  readonly projectName?: string;
   /** Base URL per service; default `https://{service}.{region}.otc.t-systems.com`. */
   readonly endpoints?: Partial<Record<Service, string>>;
   readonly retry?: RetryOptions;
-  /** Clock for X-Sdk-Date and HTTP-date Retry-After values. Default `() => new Date()`. */
+  /** Clock for X-Sdk-Date, HTTP-date Retry-After values and token renewal. Default `() => new Date()`. */
   readonly now?: () => Date;
   /** Waits between attempts; the call stops waiting when `signal` aborts, whether or not this honours it. Default a timer. */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -66,8 +97,19 @@ export interface OtcRequestOptions extends OtcCallOptions {
   readonly query?: Readonly<Record<string, QueryValue | readonly QueryValue[] | undefined>>;
   /** Sent as JSON. */
   readonly body?: unknown;
-  /** Sends and signs `X-Project-Id`. Default true; IAM calls pass false. */
+  /**
+   * AK/SK: sends and signs `X-Project-Id`. Default true; IAM calls pass
+   * false. A token names its project itself, so token requests never carry it.
+   */
   readonly projectScoped?: boolean;
+}
+
+/** What a client and the clients derived from it share; see `withSignal` and `withProjectId`. */
+interface SharedState {
+  readonly httpAgent?: HttpAgent;
+  readonly httpsAgent?: HttpsAgent;
+  readonly signal?: AbortSignal;
+  readonly tokens?: TokenCache;
 }
 
 interface RawResponse {
@@ -80,8 +122,14 @@ const DEFAULT_RETRY = { attempts: 5, baseDelayMs: 500, maxDelayMs: 10_000, maxRe
 
 export class OtcClient {
   readonly region: string;
+  readonly authMode: AuthMode;
+  /** The project the credentials are checked against: `credentials.projectName` for a password, else `projectName` or the region. */
+  readonly projectName: string;
   private readonly endpoints: Endpoints;
-  private readonly credentials: Credentials;
+  private readonly accessKeys: Credentials | undefined;
+  private readonly password: PasswordCredentials | undefined;
+  /** Shared with derived clients: same credentials, same token. */
+  private readonly tokens: TokenCache;
   private readonly configuredProjectId: string | undefined;
   private readonly retry: Required<RetryOptions>;
   private readonly now: () => Date;
@@ -96,13 +144,25 @@ export class OtcClient {
 
   constructor(
     private readonly options: OtcClientOptions,
-    shared?: { readonly httpAgent: HttpAgent; readonly httpsAgent: HttpsAgent; readonly signal: AbortSignal },
+    shared: SharedState = {},
   ) {
     this.region = options.region;
     this.endpoints = resolveEndpoints(options.region, options.endpoints);
-    this.credentials = options.credentials;
+    const { credentials } = options;
     // So that no error, log line or Event of this process can show them, even when a gateway echoes the request.
-    for (const value of [options.credentials.accessKey, options.credentials.secretKey, options.credentials.securityToken]) registerSecret(value);
+    if (isPasswordCredentials(credentials)) {
+      validatePasswordCredentials(credentials);
+      registerSecret(credentials.password);
+      this.password = credentials;
+      this.authMode = "password";
+      this.projectName = credentials.projectName;
+    } else {
+      for (const value of [credentials.accessKey, credentials.secretKey, credentials.securityToken]) registerSecret(value);
+      this.accessKeys = credentials;
+      this.authMode = "accessKey";
+      this.projectName = options.projectName ?? options.region;
+    }
+    this.tokens = shared.tokens ?? new TokenCache();
     this.configuredProjectId = options.projectId;
     this.retry = {
       attempts: options.retry?.attempts ?? DEFAULT_RETRY.attempts,
@@ -115,22 +175,27 @@ export class OtcClient {
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.random = options.random ?? Math.random;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.httpAgent = shared?.httpAgent ?? new HttpAgent({ keepAlive: true });
-    this.httpsAgent = shared?.httpsAgent ?? new HttpsAgent({ keepAlive: true });
-    this.boundSignal = shared?.signal;
+    this.httpAgent = shared.httpAgent ?? new HttpAgent({ keepAlive: true });
+    this.httpsAgent = shared.httpsAgent ?? new HttpsAgent({ keepAlive: true });
+    this.boundSignal = shared.signal;
   }
 
-  /** The project ID project-scoped requests use; throws if none was configured. */
+  /**
+   * The project ID project-scoped requests use: the configured one, else
+   * (password credentials) the project of the token once one was issued.
+   * Throws while there is neither.
+   */
   get projectId(): string {
-    if (this.configuredProjectId === undefined || this.configuredProjectId === "") {
-      throw new OtcConfigError("no project ID configured: set projectId or discover it with discoverProjectId");
-    }
-    return this.configuredProjectId;
+    if (this.configuredProjectId !== undefined && this.configuredProjectId !== "") return this.configuredProjectId;
+    if (this.password === undefined) throw new OtcConfigError("no project ID configured: set projectId or discover it with discoverProjectId");
+    const fromToken = this.tokens.projectId;
+    if (fromToken === undefined) throw new OtcConfigError("no project ID yet: set projectId, or get a token first (validateCredentials or connectOtcClient)");
+    return fromToken;
   }
 
-  /** A client for another project with the same settings (its own connection pool). */
+  /** A client for another project with the same settings (its own connection pool, the same token). */
   withProjectId(projectId: string): OtcClient {
-    return new OtcClient({ ...this.options, projectId });
+    return new OtcClient({ ...this.options, projectId }, { tokens: this.tokens });
   }
 
   /**
@@ -140,7 +205,20 @@ export class OtcClient {
    */
   withSignal(signal: AbortSignal): OtcClient {
     const bound = this.boundSignal === undefined ? signal : AbortSignal.any([this.boundSignal, signal]);
-    return new OtcClient(this.options, { httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, signal: bound });
+    return new OtcClient(this.options, { httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, signal: bound, tokens: this.tokens });
+  }
+
+  /**
+   * Password credentials: the project ID of the client's token, getting a
+   * token if none is fresh (what `validateCredentials` checks them with).
+   * IAM's refusal is an `OtcApiError` 401 carrying IAM's message. AK/SK
+   * requests are signed one by one and have no token: `OtcConfigError`.
+   */
+  async authenticate(options: OtcCallOptions = {}): Promise<string> {
+    const signal = this.callSignal(options.signal);
+    signal?.throwIfAborted();
+    if (this.password === undefined) throw new OtcConfigError("AK/SK credentials have no token; validate them with validateCredentials");
+    return (await this.token(this.password, signal)).projectId;
   }
 
   /** Closes pooled connections; requests in flight finish. */
@@ -150,15 +228,16 @@ export class OtcClient {
   }
 
   /**
-   * Sends a signed JSON request and returns the parsed response body
-   * (undefined for an empty one). Retries retryable failures up to
+   * Sends a signed (AK/SK) or token-carrying (password) JSON request and
+   * returns the parsed response body (undefined for an empty one). Retries
+   * retryable failures up to
    * `retry.attempts` times in total, then throws the last `OtcApiError`.
    * Note that a POST whose answer was lost (5xx, network) is retried too, so
    * callers creating resources should look for the resource before
    * creating another.
    */
   async request<T>(service: Service, method: string, path: string, options: OtcRequestOptions = {}): Promise<T> {
-    const signal = options.signal === undefined || this.boundSignal === undefined ? (options.signal ?? this.boundSignal) : AbortSignal.any([options.signal, this.boundSignal]);
+    const signal = this.callSignal(options.signal);
     signal?.throwIfAborted();
     const url = serviceUrl(this.endpoints[service], path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
@@ -166,24 +245,68 @@ export class OtcClient {
       for (const item of Array.isArray(value) ? (value as readonly QueryValue[]) : [value as QueryValue]) url.searchParams.append(key, String(item));
     }
     const body = options.body === undefined ? "" : JSON.stringify(options.body);
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (body !== "") headers["Content-Type"] = "application/json;charset=UTF-8";
-    if (options.projectScoped ?? true) headers["X-Project-Id"] = this.projectId;
+    const headers = jsonHeaders(body);
+    if ((options.projectScoped ?? true) && this.password === undefined) headers["X-Project-Id"] = this.projectId;
+    return parseJson<T>(method, url.pathname, await this.exchange(method, url, headers, body, signal, this.password));
+  }
 
-    for (let attempt = 1; ; attempt++) {
+  private callSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+    return signal === undefined || this.boundSignal === undefined ? (signal ?? this.boundSignal) : AbortSignal.any([signal, this.boundSignal]);
+  }
+
+  /**
+   * Sends until a 2xx answer, retrying what is retryable. With `password`
+   * every attempt carries the current token, and a 401 gets the request
+   * one fresh token (not counted as an attempt): tokens end early when
+   * revoked or when the user's password changes. Without it, the request is
+   * signed with the AK/SK if the client has them, else sent as is (the
+   * token request itself).
+   */
+  private async exchange(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal | undefined,
+    password: PasswordCredentials | undefined,
+  ): Promise<RawResponse> {
+    let renewed = false;
+    let attempt = 1;
+    for (;;) {
       let error: OtcApiError;
       try {
-        const response = await abortable(this.send(method, url, headers, body, signal), signal);
-        if (response.status >= 200 && response.status < 300) return parseJson<T>(method, url.pathname, response);
+        const token = password === undefined ? undefined : await this.token(password, signal);
+        const sent = token === undefined ? headers : { ...headers, "X-Auth-Token": token.value };
+        const response = await abortable(this.send(method, url, sent, body, signal, token === undefined ? this.accessKeys : undefined), signal);
+        if (response.status >= 200 && response.status < 300) return response;
+        if (response.status === 401 && token !== undefined && !renewed) {
+          renewed = true;
+          this.tokens.discard(token);
+          continue;
+        }
         error = new OtcApiError(method, url.pathname, response.status, response.body, retryAfterSeconds(response.headers["retry-after"], this.now()));
       } catch (cause) {
         if (signal?.aborted) throw signal.reason;
+        // Includes a failed token request, which has had its own retries.
         if (cause instanceof OtcApiError || cause instanceof OtcConfigError) throw cause;
         error = new OtcApiError(method, url.pathname, 0, "", undefined, cause);
       }
       if (!error.retryable || attempt >= this.retry.attempts) throw error;
       await abortable(this.sleep(this.delayMs(attempt, error.retryAfterSeconds), signal), signal);
+      attempt++;
     }
+  }
+
+  /** A fresh token for `password`: the shared current one, or one IAM issues now. */
+  private token(password: PasswordCredentials, signal: AbortSignal | undefined): Promise<IssuedToken> {
+    return this.tokens.get(this.now().getTime(), (flightSignal) => this.issueToken(password, flightSignal), signal);
+  }
+
+  private async issueToken(password: PasswordCredentials, signal: AbortSignal): Promise<IssuedToken> {
+    const url = serviceUrl(this.endpoints.iam, TOKEN_PATH);
+    const body = JSON.stringify(tokenRequestBody(password));
+    const response = await this.exchange("POST", url, jsonHeaders(body), body, signal, undefined);
+    return readIssuedToken(url.pathname, response.status, response.headers["x-subject-token"], response.body, this.now());
   }
 
   /** Exponential backoff with "equal jitter" (half fixed, half random), or the server's Retry-After (capped) when given. */
@@ -193,9 +316,10 @@ export class OtcClient {
     return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
-  private send(method: string, url: URL, headers: Record<string, string>, body: string, signal: AbortSignal | undefined): Promise<RawResponse> {
+  /** One attempt, signed with `accessKeys` when given. */
+  private send(method: string, url: URL, headers: Record<string, string>, body: string, signal: AbortSignal | undefined, accessKeys: Credentials | undefined): Promise<RawResponse> {
     const bytes = Buffer.from(body, "utf8");
-    const signed = signRequest({ method, url, headers, body: bytes }, this.credentials, this.now());
+    const signed = accessKeys === undefined ? { ...headers } : signRequest({ method, url, headers, body: bytes }, accessKeys, this.now());
     if (bytes.length > 0) signed["Content-Length"] = String(bytes.length);
     const isHttps = url.protocol === "https:";
     const send = isHttps ? httpsRequest : httpRequest;
@@ -215,37 +339,20 @@ export class OtcClient {
   }
 }
 
-/**
- * `work`, or `signal.reason` as soon as the signal aborts: whatever `work`
- * does on abort (an injected sleep may ignore it, a socket error may come
- * later), the caller learns at once and by the signal's reason.
- */
-async function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return work;
-  signal.throwIfAborted();
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    const done = await Promise.race([work.then((value) => ({ value })), aborted]);
-    if (done === undefined) throw signal.reason;
-    return done.value;
-  } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    throw error;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
+function jsonHeaders(body: string): Record<string, string> {
+  return body === "" ? { Accept: "application/json" } : { Accept: "application/json", "Content-Type": "application/json;charset=UTF-8" };
 }
 
+/**
+ * A 2xx body is data and may hold credentials (a kubeconfig's client key, a
+ * generated keypair's private key), so a malformed one is never quoted.
+ */
 function parseJson<T>(method: string, path: string, response: RawResponse): T {
   if (response.body.trim() === "") return undefined as T;
   try {
     return JSON.parse(response.body) as T;
   } catch {
-    throw new OtcApiError(method, path, response.status, response.body);
+    throw new OtcApiError(method, path, response.status, JSON.stringify({ message: "answer is not JSON" }));
   }
 }
 

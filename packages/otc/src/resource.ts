@@ -1,17 +1,18 @@
 /**
  * Create/get/update/delete of the OTC REST resources whose bodies are wrapped
  * in a singular key (`{"loadbalancer": {...}}`, `{"publicip": {...}}`), as
- * ELB v2, ELB v3 and EIP all are. Gets answer undefined for 404 and deletes
+ * ELB v2, ELB v3, EIP, VPC and keypairs all are, or not wrapped at all (CCE's
+ * Kubernetes-style objects). Gets answer undefined for 404 and deletes
  * ignore 404, so reconcilers can repeat them; every other failure throws.
  */
 import type { Service } from "./endpoints.js";
 import { OtcApiError } from "./errors.js";
-import type { OtcCallOptions, OtcClient } from "./otc-client.js";
+import type { OtcCallOptions, OtcClient, OtcRequestOptions } from "./otc-client.js";
 
-/** One REST resource: `service`, its singular body key, and the path of its collection. */
+/** One REST resource: `service`, its singular body key (none: bodies are the object itself), and the path of its collection. */
 export interface ResourceType {
   readonly service: Service;
-  readonly key: string;
+  readonly key?: string;
   readonly collectionPath: string;
 }
 
@@ -30,7 +31,7 @@ export function refersTo(refs: readonly Ref[] | undefined, id: string): boolean 
 }
 
 export async function createResource<T>(client: OtcClient, type: ResourceType, body: object, extra: object = {}, options: OtcCallOptions = {}): Promise<T> {
-  const answer = await client.request<Record<string, T>>(type.service, "POST", type.collectionPath, { ...options, body: { [type.key]: body, ...extra } });
+  const answer = await client.request<Record<string, T>>(type.service, "POST", type.collectionPath, { ...options, body: wrap(type, body, extra) });
   return unwrap(answer, type, "POST", type.collectionPath);
 }
 
@@ -47,11 +48,16 @@ export async function getResource<T>(client: OtcClient, type: ResourceType, id: 
 
 export async function updateResource<T>(client: OtcClient, type: ResourceType, id: string, body: object, options: OtcCallOptions = {}): Promise<T> {
   const path = itemPath(type, id);
-  return unwrap(await client.request<Record<string, T>>(type.service, "PUT", path, { ...options, body: { [type.key]: body } }), type, "PUT", path);
+  return unwrap(await client.request<Record<string, T>>(type.service, "PUT", path, { ...options, body: wrap(type, body) }), type, "PUT", path);
 }
 
-/** True if deleted now, false if it was already gone (404). */
-export async function deleteResource(client: OtcClient, type: ResourceType, id: string, options: OtcCallOptions = {}): Promise<boolean> {
+/** True if deleted now, false if it was already gone (404). `query` carries delete options (CCE's `delete_evs`, ...). */
+export async function deleteResource(
+  client: OtcClient,
+  type: ResourceType,
+  id: string,
+  options: OtcCallOptions & Pick<OtcRequestOptions, "query"> = {},
+): Promise<boolean> {
   try {
     await client.request<unknown>(type.service, "DELETE", itemPath(type, id), options);
     return true;
@@ -65,11 +71,15 @@ function itemPath(type: ResourceType, id: string): string {
   return `${type.collectionPath}/${encodeURIComponent(id)}`;
 }
 
-/** A 2xx answer without the expected key is a contract breach, reported like an API failure. */
+function wrap(type: ResourceType, body: object, extra: object = {}): object {
+  return type.key === undefined ? body : { [type.key]: body, ...extra };
+}
+
+/** A 2xx answer without the expected key (or object) is a contract breach, reported like an API failure. */
 function unwrap<T>(answer: Record<string, T> | undefined, type: ResourceType, method: string, path: string): T {
-  const value = answer?.[type.key];
-  if (value === undefined) {
-    throw new OtcApiError(method, path, 200, JSON.stringify({ message: `answer has no "${type.key}" object` }));
+  const value = type.key === undefined ? (answer as T | undefined) : answer?.[type.key];
+  if (value === undefined || value === null || typeof value !== "object") {
+    throw new OtcApiError(method, path, 200, JSON.stringify({ message: type.key === undefined ? "answer is no object" : `answer has no "${type.key}" object` }));
   }
   return value;
 }

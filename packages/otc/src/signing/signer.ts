@@ -13,6 +13,8 @@ import { OtcConfigError } from "../errors.js";
 
 /** Permanent or temporary AK/SK; `securityToken` accompanies temporary keys. */
 export interface Credentials {
+  /** Optional, for telling these apart from `PasswordCredentials`. */
+  readonly kind?: "accessKey";
   readonly accessKey: string;
   readonly secretKey: string;
   readonly securityToken?: string;
