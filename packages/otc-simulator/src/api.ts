@@ -8,6 +8,13 @@
  * status, as they have to against the real cloud.
  */
 
+/** Who sent a request that carried an IAM token instead of an AK/SK signature. */
+export interface TokenScope {
+  /** The one project the token may act in. */
+  readonly projectId: string;
+  readonly userId: string;
+}
+
 /** A request after authentication, as the service modules see it. */
 export interface ApiRequest {
   readonly method: string;
@@ -18,18 +25,26 @@ export interface ApiRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** The parsed JSON body; undefined when the body was empty. */
   readonly body: unknown;
+  /** Set when the request was authenticated with an X-Auth-Token; undefined for AK/SK. */
+  readonly token?: TokenScope;
 }
 
 export interface ApiResponse {
   readonly status: number;
   readonly body?: unknown;
+  /** Response headers besides x-request-id and content-type (IAM's X-Subject-Token). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
  * `otc` is the API gateway / ELB / VPC shape `{error_msg, error_code}`;
- * `ecs` is ECS's `{error: {code, message}}`.
+ * `ecs` is ECS's `{error: {code, message}}`; `iam` is Keystone's
+ * `{error: {code: <status>, message, title}}`; `nova` wraps `{code, message}`
+ * in a key naming the fault (`itemNotFound`, `conflictingRequest`, …); `cce`
+ * is a Kubernetes `Status` that also carries `error_code`/`error_msg`, as
+ * CCE's answers do.
  */
-export type ErrorFormat = "otc" | "ecs";
+export type ErrorFormat = "otc" | "ecs" | "iam" | "nova" | "cce";
 
 /** Thrown by handlers; the server turns it into an error response. */
 export class ApiError extends Error {
@@ -44,9 +59,34 @@ export class ApiError extends Error {
   }
 }
 
+const TITLES: Readonly<Record<number, string>> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 409: "Conflict" };
+const NOVA_FAULTS: Readonly<Record<number, string>> = { 400: "badRequest", 403: "forbidden", 404: "itemNotFound", 409: "conflictingRequest" };
+const STATUS_REASONS: Readonly<Record<number, string>> = { 400: "BadRequest", 403: "Forbidden", 404: "NotFound", 409: "Conflict" };
+
 export function errorBody(error: ApiError, requestId: string): unknown {
-  if (error.format === "ecs") return { error: { code: error.code, message: error.message } };
-  return { error_msg: error.message, error_code: error.code, request_id: requestId };
+  const { status, code, message } = error;
+  switch (error.format) {
+    case "ecs":
+      return { error: { code, message } };
+    case "iam":
+      return { error: { code: status, message, title: TITLES[status] ?? "Error" } };
+    case "nova":
+      return { [NOVA_FAULTS[status] ?? "computeFault"]: { code: status, message } };
+    case "cce":
+      return {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message,
+        reason: STATUS_REASONS[status] ?? "InternalError",
+        code: status,
+        error_code: code,
+        error_msg: message,
+      };
+    case "otc":
+      return { error_msg: message, error_code: code, request_id: requestId };
+  }
 }
 
 export function json(status: number, body?: unknown): ApiResponse {
@@ -68,12 +108,19 @@ export class Fields {
     private readonly object: JsonObject,
     private readonly where: string,
     private readonly code: string,
+    private readonly format: ErrorFormat,
   ) {}
 
   /** `body[key]` must be an object (OTC wraps every resource in a singular key). */
-  static wrapped(body: unknown, key: string, code: string): Fields {
-    if (!isObject(body) || !isObject(body[key])) throw new ApiError(400, code, `request body must be {"${key}": {...}}`);
-    return new Fields(body[key], key, code);
+  static wrapped(body: unknown, key: string, code: string, format: ErrorFormat = "otc"): Fields {
+    if (!isObject(body) || !isObject(body[key])) throw new ApiError(400, code, `request body must be {"${key}": {...}}`, format);
+    return new Fields(body[key], key, code, format);
+  }
+
+  /** The body itself must be an object (CCE's Kubernetes-style bodies); field paths start at its keys. */
+  static body(body: unknown, code: string, format: ErrorFormat): Fields {
+    if (!isObject(body)) throw new ApiError(400, code, "request body must be a JSON object", format);
+    return new Fields(body, "", code, format);
   }
 
   has(key: string): boolean {
@@ -151,10 +198,27 @@ export class Fields {
     const value = this.object[key];
     if (value === undefined || value === null) return undefined;
     if (!isObject(value)) throw this.invalid(key, "must be an object");
-    return new Fields(value, `${this.where}.${key}`, this.code);
+    return new Fields(value, this.path(key), this.code, this.format);
+  }
+
+  requiredObject(key: string): Fields {
+    const value = this.optionalObject(key);
+    if (value === undefined) throw this.invalid(key, "is required");
+    return value;
+  }
+
+  optionalObjectList(key: string): Fields[] | undefined {
+    const value = this.object[key];
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value) || !value.every(isObject)) throw this.invalid(key, "must be a list of objects");
+    return value.map((item, index) => new Fields(item, `${this.path(key)}[${index}]`, this.code, this.format));
   }
 
   invalid(key: string, problem: string): ApiError {
-    return new ApiError(400, this.code, `${this.where}.${key} ${problem}`);
+    return new ApiError(400, this.code, `${this.path(key)} ${problem}`, this.format);
+  }
+
+  private path(key: string): string {
+    return this.where === "" ? key : `${this.where}.${key}`;
   }
 }

@@ -3,7 +3,8 @@
  * DOWN after the transition delay), binding to a port (ACTIVE), unbinding
  * with a null or empty `port_id` (DOWN), and release. An EIP binds once:
  * binding a bound EIP, or to a port that already has one, is a 409, and a
- * bound EIP cannot be released.
+ * bound EIP cannot be released. Besides LB VIPs and server NICs, a CCE
+ * cluster's master binds EIPs (through CCE's `mastereip`).
  */
 import { randomUUID } from "node:crypto";
 import { ApiError, Fields, json, type ApiRequest, type ApiResponse } from "./api.js";
@@ -120,6 +121,7 @@ function render(state: SimulatorState, eip: Eip): unknown {
 
 function privateAddress(state: SimulatorState, portId: string): string | null {
   for (const lb of state.loadbalancers.values()) if (lb.vipPortId === portId) return lb.vipAddress;
+  for (const cluster of state.cceClusters.values()) if (cluster.masterPortId === portId) return cluster.internalAddress;
   for (const server of state.servers.values()) {
     for (const list of Object.values(server.addresses)) {
       const address = list.find((candidate) => candidate.portId === portId);

@@ -1,6 +1,7 @@
 /**
  * ELB v2 (shared load balancers), `/v2.0/lbaas/...`: no project in the path,
- * so the signed X-Project-Id header is required; the VIP subnet must be a
+ * so the project is the signed X-Project-Id header's, or the token's when the
+ * request carries one; the VIP subnet must be a
  * Neutron subnet id; the LB gets a VIP port that an EIP is bound to
  * separately; lists carry OpenStack-style `<key>_links`.
  */
@@ -13,9 +14,9 @@ import type { SimulatorState } from "./state.js";
 export function routeElbV2(request: ApiRequest, state: SimulatorState): ApiResponse | undefined {
   const [version, lbaas, ...rest] = request.segments;
   if (version !== "v2.0" || lbaas !== "lbaas") return undefined;
-  const header = request.headers["x-project-id"];
-  if (header === undefined) throw new ApiError(400, "ELB.0400", "the X-Project-Id header is required for ELB v2");
-  const project = scopedProject(request, state, header);
+  const projectId = request.headers["x-project-id"] ?? request.token?.projectId;
+  if (projectId === undefined) throw new ApiError(400, "ELB.0400", "the X-Project-Id header is required for ELB v2");
+  const project = scopedProject(request, state, projectId);
   return routeElbResources(request, state, dialect(state), project.id, rest);
 }
 

@@ -1,13 +1,19 @@
 /**
- * The simulator's cloud: projects, servers, subnets, load balancers and their
- * children, and EIPs, plus the time-driven statuses.
+ * The simulator's cloud: projects, IAM users and their tokens, servers, VPCs,
+ * subnets, load balancers and their children, EIPs, key pairs, CCE clusters
+ * and node pools, flavor capacity per zone, plus the time-driven statuses.
  *
  * Statuses that OTC moves on by itself (an LB leaving PENDING_CREATE, an EIP
- * leaving PENDING_CREATE) are computed from the injectable clock when read,
- * not changed by timers: a test that owns the clock advances it and the cloud
- * follows, with nothing left running after `close()`.
+ * leaving PENDING_CREATE, a VPC becoming OK) are computed from the injectable
+ * clock when read, not changed by timers: a test that owns the clock advances
+ * it and the cloud follows, with nothing left running after `close()`.
+ * Changes with side effects (a CCE cluster becoming Available or going away
+ * with its node pools, a node pool creating servers) are scheduled on the
+ * same clock and applied in time order by `settle()`, which the server calls
+ * before every request.
  */
 import { randomUUID } from "node:crypto";
+import { formatAddress, isHostOf, network, parseCidr } from "./ipv4.js";
 
 export type Clock = () => Date;
 
@@ -75,7 +81,181 @@ export interface Subnet {
   readonly projectId?: string;
 }
 
+/** A subnet as the simulator holds it: seeded with `addSubnet` or created through the VPC API. */
+export interface StoredSubnet extends Required<Subnet> {
+  readonly gatewayIp: string;
+  readonly availabilityZone: string | undefined;
+  readonly primaryDns: string;
+  readonly secondaryDns: string;
+  readonly dhcpEnable: boolean;
+  /** Epoch ms from which the subnet is ACTIVE; UNKNOWN before. */
+  readonly activeAt: number;
+}
+
 export type SubnetIdKind = "vpcSubnetId" | "neutronSubnetId" | "neutronNetworkId";
+
+/** OTC's DNS servers, the VPC API's defaults for a subnet. */
+export const DEFAULT_DNS = { primary: "100.125.4.25", secondary: "100.125.129.199" } as const;
+
+export type VpcStatus = "CREATING" | "OK";
+
+export class Vpc {
+  private readonly readyAt: number;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly id: string,
+    readonly projectId: string,
+    readonly name: string,
+    readonly description: string,
+    readonly cidr: string,
+    createDelayMs: number,
+  ) {
+    this.readyAt = clock().getTime() + createDelayMs;
+  }
+
+  get status(): VpcStatus {
+    return this.clock().getTime() < this.readyAt ? "CREATING" : "OK";
+  }
+}
+
+/** An IAM user that may get password tokens for every configured project. */
+export interface PasswordUser {
+  readonly domainName: string;
+  readonly userName: string;
+  readonly password: string;
+}
+
+export interface IssuedToken {
+  readonly projectId: string;
+  readonly user: PasswordUser;
+  readonly issuedAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** A Nova key pair; only the public half is held. */
+export interface Keypair {
+  readonly name: string;
+  readonly projectId: string;
+  readonly publicKey: string;
+  readonly fingerprint: string;
+  readonly userId: string;
+  readonly createdAt: Date;
+}
+
+export interface CceClusterSpec {
+  readonly type: string;
+  readonly flavor: string;
+  readonly version: string;
+  readonly description: string;
+  readonly vpcId: string;
+  /** The subnet's Neutron network id (CCE's `hostNetwork.subnet`). */
+  readonly subnetId: string;
+  readonly containerNetworkMode: string;
+  readonly containerNetworkCidr: string;
+  readonly authenticationMode: string;
+  /** Availability zones of the masters as requested; empty when CCE chooses. */
+  readonly masterZones: readonly string[];
+}
+
+export interface CceCluster {
+  readonly id: string;
+  readonly projectId: string;
+  readonly name: string;
+  readonly spec: CceClusterSpec;
+  /** CCE's `status.phase`; tests may set it (e.g. `Unavailable`) to see how clients react. */
+  phase: string;
+  /** The API server's address in the cluster's subnet. */
+  readonly internalAddress: string;
+  /** The port a master EIP is bound to. */
+  readonly masterPortId: string;
+  readonly createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NodePoolVolume {
+  readonly size: number;
+  readonly volumetype: string;
+}
+
+export interface NodePool {
+  readonly id: string;
+  readonly projectId: string;
+  readonly clusterId: string;
+  readonly name: string;
+  readonly flavor: string;
+  /** A zone of the region, or `random`: each scale-out goes to the zone with the most free capacity. */
+  readonly az: string;
+  readonly os: string;
+  readonly sshKey: string;
+  readonly runtime: string;
+  readonly rootVolume: NodePoolVolume;
+  readonly dataVolumes: readonly NodePoolVolume[];
+  initialNodeCount: number;
+  /** CCE's node pool `status.phase`: "" when normal, `Synchronizing`, `SoldOut`, `Deleting`. */
+  phase: string;
+  /** The pool's ECS servers, oldest first. */
+  readonly serverIds: string[];
+  readonly createdAt: Date;
+  updatedAt: Date;
+  /** Bumped by every change, so a synchronisation scheduled for an older spec does nothing. */
+  generation: number;
+}
+
+/** The workload kube-apiserver a CCE cluster's kubeconfig reaches (the harness runs it). */
+export interface WorkloadCluster {
+  /** What `clustercert` reports as the external server, e.g. `https://127.0.0.1:6443`. */
+  readonly url: string;
+  /** The CA that signed the API server's serving certificate. */
+  readonly servingCaPem: string;
+  /** The CA the API server trusts for client certificates (`--client-ca-file`). */
+  readonly clientCa: { readonly certPem: string; readonly keyPem: string };
+}
+
+/** What the simulated cloud is configured with besides projects, region and clock. */
+export interface CloudSettings {
+  readonly users: readonly PasswordUser[];
+  readonly tokenTtlMs: number;
+  /** ECS flavors node pools may use. */
+  readonly flavors: readonly string[];
+  readonly cceClusterCreateMs: number;
+  readonly cceClusterDeleteMs: number;
+  /** How long a node pool synchronises (create, scale, retry while SoldOut, delete). */
+  readonly nodePoolSyncMs: number;
+  readonly workloadCluster: WorkloadCluster | undefined;
+}
+
+/** A realistic part of OTC eu-de's ECS catalogue (reference §3.4). */
+export const DEFAULT_FLAVORS: readonly string[] = [
+  "s3.medium.1",
+  "s3.medium.2",
+  "s3.large.2",
+  "s3.large.4",
+  "s3.xlarge.1",
+  "s3.xlarge.2",
+  "s3.xlarge.4",
+  "s3.2xlarge.2",
+  "s3.2xlarge.4",
+  "s3.4xlarge.2",
+  "s3.4xlarge.4",
+  "c4.large.2",
+  "c4.xlarge.2",
+  "c4.2xlarge.2",
+  "c4.4xlarge.2",
+  "m3.large.8",
+  "m3.xlarge.8",
+  "m3.2xlarge.8",
+  "p2s.2xlarge.8",
+  "g6.xlarge.4",
+];
+
+export type LiveObjects = Readonly<Record<"vpcs" | "subnets" | "eips" | "keypairs" | "cceClusters" | "nodePools" | "servers", number>>;
+
+interface Scheduled {
+  readonly at: number;
+  readonly order: number;
+  readonly step: () => void;
+}
 
 export type ElbApi = "v2" | "v3";
 
@@ -246,14 +426,26 @@ export class Eip {
 /** Everything the simulated cloud holds; maps are keyed by resource id and may be inspected or edited by tests. */
 export class SimulatorState {
   readonly projects: readonly Project[];
+  readonly settings: CloudSettings;
   readonly servers = new Map<string, Server>();
-  readonly subnets: Required<Subnet>[] = [];
+  readonly vpcs = new Map<string, Vpc>();
+  readonly subnets: StoredSubnet[] = [];
   readonly loadbalancers = new Map<string, LoadBalancer>();
   readonly listeners = new Map<string, Listener>();
   readonly pools = new Map<string, Pool>();
   readonly members = new Map<string, Member>();
   readonly monitors = new Map<string, Monitor>();
   readonly eips = new Map<string, Eip>();
+  /** Keyed by `<project id>/<name>`: a key pair's name is its id. */
+  readonly keypairs = new Map<string, Keypair>();
+  readonly cceClusters = new Map<string, CceCluster>();
+  readonly nodePools = new Map<string, NodePool>();
+  /** Keyed by the token itself, which nothing else records. */
+  private readonly tokens = new Map<string, IssuedToken>();
+  /** flavor → zone → how many servers of the flavor the zone holds at most; a flavor not listed is unlimited. */
+  private readonly capacity = new Map<string, Map<string, number>>();
+  private readonly timeline: Scheduled[] = [];
+  private scheduled = 0;
   /** Next host number per subnet (VIPs start at .10, leaving room for the gateway and DHCP). */
   private readonly nextHost = new Map<string, number>();
   private nextPublicIp = 1;
@@ -263,9 +455,95 @@ export class SimulatorState {
     readonly region: string,
     readonly clock: Clock,
     readonly transitionDelayMs: number,
+    settings: Partial<CloudSettings> = {},
   ) {
     if (projects.length === 0) throw new Error("the OTC simulator needs at least one project");
     this.projects = projects;
+    this.settings = {
+      users: settings.users ?? [],
+      tokenTtlMs: settings.tokenTtlMs ?? 24 * 60 * 60 * 1000,
+      flavors: settings.flavors ?? DEFAULT_FLAVORS,
+      cceClusterCreateMs: settings.cceClusterCreateMs ?? 200,
+      cceClusterDeleteMs: settings.cceClusterDeleteMs ?? 200,
+      nodePoolSyncMs: settings.nodePoolSyncMs ?? 200,
+      workloadCluster: settings.workloadCluster,
+    };
+  }
+
+  /** The region's availability zones, `<region>-01` to `<region>-03`. */
+  get zones(): readonly string[] {
+    return ["01", "02", "03"].map((suffix) => `${this.region}-${suffix}`);
+  }
+
+  /** Runs `step` once the clock has moved `delayMs` past now (at the next `settle()` from then on). */
+  schedule(delayMs: number, step: () => void): void {
+    this.timeline.push({ at: this.clock().getTime() + delayMs, order: this.scheduled++, step });
+  }
+
+  /** Applies every scheduled change that is due, earliest first (steps may schedule more). */
+  settle(): void {
+    const now = this.clock().getTime();
+    for (;;) {
+      let next: Scheduled | undefined;
+      for (const item of this.timeline) {
+        if (item.at <= now && (next === undefined || item.at < next.at || (item.at === next.at && item.order < next.order))) next = item;
+      }
+      if (next === undefined) return;
+      this.timeline.splice(this.timeline.indexOf(next), 1);
+      next.step();
+    }
+  }
+
+  /** How many objects of each kind exist (seeded ones included), after applying due changes: what an e2e leak check compares. */
+  /** What exists, in every project or in `projectId` only (each tenant brings its own). */
+  liveObjects(projectId?: string): LiveObjects {
+    this.settle();
+    const count = (items: Iterable<{ readonly projectId: string }>): number => [...items].filter((item) => projectId === undefined || item.projectId === projectId).length;
+    return {
+      vpcs: count(this.vpcs.values()),
+      subnets: count(this.subnets),
+      eips: count(this.eips.values()),
+      keypairs: count(this.keypairs.values()),
+      cceClusters: count(this.cceClusters.values()),
+      nodePools: count(this.nodePools.values()),
+      servers: count(this.servers.values()),
+    };
+  }
+
+
+  issueToken(token: string, issued: IssuedToken): void {
+    this.tokens.set(token, issued);
+  }
+
+  /** The token's grant while it is unexpired; expired tokens are forgotten. */
+  liveToken(token: string): IssuedToken | undefined {
+    const issued = this.tokens.get(token);
+    if (issued === undefined) return undefined;
+    if (issued.expiresAt.getTime() > this.clock().getTime()) return issued;
+    this.tokens.delete(token);
+    return undefined;
+  }
+
+  /** How many servers of `flavor` may be added in `zone` now; Infinity for a flavor without a capacity limit. */
+  freeCapacity(flavor: string, zone: string): number {
+    const zones = this.capacity.get(flavor);
+    if (zones === undefined) return Infinity;
+    let used = 0;
+    for (const server of this.servers.values()) if (server.flavor === flavor && server.az === zone) used += 1;
+    return Math.max((zones.get(zone) ?? 0) - used, 0);
+  }
+
+  /**
+   * Limits `flavor` in `zone` to `servers` servers (existing ones count). Once
+   * a flavor has a limit anywhere, zones without one hold none of it.
+   */
+  setCapacity(flavor: string, zone: string, servers: number): void {
+    if (!Number.isInteger(servers) || servers < 0) throw new Error(`setCapacity: ${servers} is not a server count`);
+    // Changes due before now happen under the capacity they saw.
+    this.settle();
+    const zones = this.capacity.get(flavor) ?? new Map<string, number>();
+    zones.set(zone, servers);
+    this.capacity.set(flavor, zones);
   }
 
   /** How many of each resource the simulated cloud holds: what a leak check compares. */
@@ -307,20 +585,28 @@ export class SimulatorState {
     return server;
   }
 
-  addSubnet(subnet: Subnet): Required<Subnet> {
-    if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(subnet.cidr)) throw new Error(`addSubnet: ${subnet.cidr} is not an IPv4 CIDR`);
-    const stored = {
+  addSubnet(subnet: Subnet): StoredSubnet {
+    const cidr = parseCidr(subnet.cidr);
+    if (cidr === undefined) throw new Error(`addSubnet: ${subnet.cidr} is not an IPv4 CIDR`);
+    const stored: StoredSubnet = {
       ...subnet,
       vpcId: subnet.vpcId ?? randomUUID(),
       name: subnet.name ?? `subnet-${subnet.cidr}`,
       projectId: subnet.projectId ?? this.defaultProject().id,
+      // OTC's default: the network's first host address.
+      gatewayIp: formatAddress(network(cidr) + 1),
+      availabilityZone: undefined,
+      primaryDns: DEFAULT_DNS.primary,
+      secondaryDns: DEFAULT_DNS.secondary,
+      dhcpEnable: true,
+      activeAt: 0,
     };
     this.subnets.push(stored);
     return stored;
   }
 
   /** Which kind of subnet id `id` is, so a wrong kind can be told apart from an unknown id. */
-  subnetById(id: string): { subnet: Required<Subnet>; kind: SubnetIdKind } | undefined {
+  subnetById(id: string): { subnet: StoredSubnet; kind: SubnetIdKind } | undefined {
     for (const subnet of this.subnets) {
       if (subnet.neutronSubnetId === id) return { subnet, kind: "neutronSubnetId" };
       if (subnet.vpcSubnetId === id) return { subnet, kind: "vpcSubnetId" };
@@ -331,13 +617,12 @@ export class SimulatorState {
 
   /** The next free IPv4 address of the subnet. */
   allocateAddress(subnet: Subnet): string {
-    const [base, bits] = subnet.cidr.split("/");
+    const cidr = parseCidr(subnet.cidr);
+    if (cidr === undefined) throw new Error(`subnet ${subnet.cidr} is not an IPv4 CIDR`);
     const host = this.nextHost.get(subnet.neutronSubnetId) ?? 10;
-    if (host >= 2 ** (32 - Number(bits)) - 1) throw new Error(`subnet ${subnet.cidr} is full`);
+    if (!isHostOf(cidr, network(cidr) + host)) throw new Error(`subnet ${subnet.cidr} is full`);
     this.nextHost.set(subnet.neutronSubnetId, host + 1);
-    const start = (base ?? "").split(".").reduce((sum, octet) => sum * 256 + Number(octet), 0);
-    const value = (start + host) >>> 0;
-    return [24, 16, 8, 0].map((shift) => (value >>> shift) & 255).join(".");
+    return formatAddress((network(cidr) + host) >>> 0);
   }
 
   /** Public addresses from 80.158.0.0/16, the range OTC eu-de hands out. */
@@ -346,9 +631,10 @@ export class SimulatorState {
     return `80.158.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
   }
 
-  /** Ports an EIP may be bound to: LB VIP ports and server NIC ports. */
+  /** Ports an EIP may be bound to: LB VIP ports, CCE master ports and server NIC ports. */
   portExists(portId: string): boolean {
     for (const lb of this.loadbalancers.values()) if (lb.vipPortId === portId) return true;
+    for (const cluster of this.cceClusters.values()) if (cluster.masterPortId === portId) return true;
     for (const server of this.servers.values()) {
       for (const list of Object.values(server.addresses)) if (list.some((address) => address.portId === portId)) return true;
     }

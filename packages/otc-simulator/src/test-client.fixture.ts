@@ -1,10 +1,11 @@
 /**
  * Test support for this package's tests: a simulator on a hand-driven clock
  * and a client that signs requests with `@edgeconnect/otc` the way a real
- * OTC client would, with knobs to break the signature in specific ways.
+ * OTC client would (or sends an IAM token instead), with knobs to break the
+ * signature in specific ways.
  */
 import { signRequest, type Credentials } from "@edgeconnect/otc";
-import { startOtcSimulator, type OtcSimulator } from "./server.js";
+import { startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "./server.js";
 
 export const PROJECT = { id: "0123456789abcdef0123456789abcdef", name: "eu-de_test" };
 export const OTHER_PROJECT = { id: "fedcba9876543210fedcba9876543210", name: "eu-de_other" };
@@ -16,6 +17,8 @@ export const SUBNET = {
   cidr: "192.168.0.0/24",
   vpcId: "44444444-4444-4444-8444-444444444444",
 };
+/** A password user for IAM tokens. */
+export const USER = { domainName: "OTC00000000001000000001", userName: "ci-user", password: "ci-password-do-not-echo" };
 /** Each transition takes this much simulated time; tests advance the clock past it. */
 export const DELAY_MS = 1000;
 
@@ -31,12 +34,16 @@ export interface CallOptions {
   /** Headers added after signing. */
   readonly extraHeaders?: Record<string, string>;
   readonly unsigned?: boolean;
+  /** Sent as X-Auth-Token in place of a signature. */
+  readonly token?: string;
 }
 
 export interface CallResult {
   readonly status: number;
   /** The parsed JSON body; read it with `at`, `text` and `pluck`. */
   readonly body: unknown;
+  /** IAM's X-Subject-Token header, when the answer has one. */
+  readonly subjectToken?: string;
 }
 
 /** The value at a dotted path (`"loadbalancer.publicips.0.publicip_id"`); undefined where the path leads nowhere. */
@@ -70,13 +77,16 @@ export interface TestSimulator {
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
 }
 
-export async function startTestSimulator(): Promise<TestSimulator> {
+/** `options` add to or replace the defaults: two projects, `USER`, transitions of `DELAY_MS`. */
+export async function startTestSimulator(options: Partial<OtcSimulatorOptions> = {}): Promise<TestSimulator> {
   let now = new Date("2026-03-01T12:00:00Z");
   const sim = await startOtcSimulator({
     credentials: [CREDENTIALS],
     projects: [PROJECT, OTHER_PROJECT],
+    users: [USER],
     clock: () => now,
     transitionDelayMs: DELAY_MS,
+    ...options,
   });
   sim.addSubnet(SUBNET);
   return {
@@ -91,16 +101,23 @@ export async function startTestSimulator(): Promise<TestSimulator> {
       const headers: Record<string, string> = {};
       if (options.body !== undefined) headers["Content-Type"] = "application/json";
       if (options.project !== undefined) headers["X-Project-Id"] = options.project;
-      const signed = options.unsigned
-        ? headers
-        : signRequest({ method, url, headers, body }, options.credentials ?? CREDENTIALS, options.signedAt ?? now);
+      if (options.token !== undefined) headers["X-Auth-Token"] = options.token;
+      const signed =
+        options.unsigned || options.token !== undefined
+          ? headers
+          : signRequest({ method, url, headers, body }, options.credentials ?? CREDENTIALS, options.signedAt ?? now);
       const response = await fetch(url, {
         method,
         headers: { ...signed, ...options.extraHeaders },
         body: options.sendBody ?? (body === "" ? undefined : body),
       });
       const raw = await response.text();
-      return { status: response.status, body: raw === "" ? undefined : (JSON.parse(raw) as unknown) };
+      const subjectToken = response.headers.get("x-subject-token") ?? undefined;
+      return {
+        status: response.status,
+        body: raw === "" ? undefined : (JSON.parse(raw) as unknown),
+        ...(subjectToken === undefined ? {} : { subjectToken }),
+      };
     },
   };
 }
