@@ -13,6 +13,9 @@ step "linting"
 step "checking that generated kcp types match the pinned kcp"
 node scripts/generate-kcp-types.mjs --check >&2
 
+step "checking that generated API types and APIExport match the CRDs"
+node scripts/generate-api.mjs --check >&2
+
 step "type-checking the README examples"
 node scripts/check-readme-examples.mjs >&2
 
