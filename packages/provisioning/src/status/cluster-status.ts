@@ -1,0 +1,111 @@
+/**
+ * The status of a KubernetesCluster from the outcome of each provisioning
+ * step: one condition per step, in the order the steps run, and a summary
+ * `Ready` condition and `phase` for `kubectl get`.
+ */
+
+export const CONDITION = {
+  CredentialsValid: "CredentialsValid",
+  FlavorMatched: "FlavorMatched",
+  NetworkReady: "NetworkReady",
+  ControlPlaneReady: "ControlPlaneReady",
+  NodePoolReady: "NodePoolReady",
+  KubeconfigReady: "KubeconfigReady",
+  Ready: "Ready",
+} as const;
+
+export type StepType = Exclude<(typeof CONDITION)[keyof typeof CONDITION], "Ready">;
+
+/** The steps in the order they run; conditions are written in this order, `Ready` last. */
+export const STEP_CONDITIONS: readonly StepType[] = [
+  CONDITION.CredentialsValid,
+  CONDITION.FlavorMatched,
+  CONDITION.NetworkReady,
+  CONDITION.ControlPlaneReady,
+  CONDITION.NodePoolReady,
+  CONDITION.KubeconfigReady,
+];
+
+/** Steps that only run once credentials and flavor are settled: infrastructure exists once one of them got anywhere. */
+const INFRASTRUCTURE_STEPS: ReadonlySet<string> = new Set([CONDITION.NetworkReady, CONDITION.ControlPlaneReady, CONDITION.NodePoolReady, CONDITION.KubeconfigReady]);
+
+export const REASON = {
+  // True
+  Valid: "Valid",
+  Matched: "Matched",
+  Pinned: "Pinned",
+  Available: "Available",
+  KubeconfigWritten: "KubeconfigWritten",
+  Ready: "Ready",
+  // Not yet
+  Pending: "Pending",
+  Creating: "Creating",
+  Deleting: "Deleting",
+  ProviderConfigNotFound: "ProviderConfigNotFound",
+  SecretNotFound: "SecretNotFound",
+  MachineCapabilitiesNotFound: "MachineCapabilitiesNotFound",
+  SoldOut: "SoldOut",
+  ProvisioningFailed: "ProvisioningFailed",
+  // Terminal: nothing changes until the tenant changes something.
+  InvalidCredentials: "InvalidCredentials",
+  NoMatchingFlavor: "NoMatchingFlavor",
+  UnsupportedChange: "UnsupportedChange",
+  TenantNamespaceConflict: "TenantNamespaceConflict",
+  InvalidSpec: "InvalidSpec",
+} as const;
+
+/** Reasons after which retrying alone will not help: a False step with one makes the phase Failed. */
+export const TERMINAL_REASONS: ReadonlySet<string> = new Set([
+  REASON.InvalidCredentials,
+  REASON.NoMatchingFlavor,
+  REASON.UnsupportedChange,
+  REASON.TenantNamespaceConflict,
+  REASON.InvalidSpec,
+]);
+
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+/** A condition as a controller sets it; observedGeneration and lastTransitionTime are the writer's business. */
+export interface ConditionInput {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+}
+
+/** `Deleting` is the caller's: it knows about the deletion timestamp. */
+export type ClusterPhase = "Pending" | "Provisioning" | "Ready" | "Failed" | "Deleting";
+
+export interface ClusterStatusSummary {
+  phase: ClusterPhase;
+  ready: ConditionInput;
+  /** Every step in STEP_CONDITIONS (a step not given is Unknown/Pending), then `ready`. */
+  conditions: ConditionInput[];
+}
+
+/**
+ * Summarizes step outcomes. `Ready` is True only when every step is; else it
+ * is False with the reason and message of the first step that is not True,
+ * which is what the tenant has to look at.
+ */
+export function summarize(steps: readonly ConditionInput[]): ClusterStatusSummary {
+  const byType = new Map<string, ConditionInput>();
+  for (const step of steps) if (!byType.has(step.type)) byType.set(step.type, step);
+  const ordered = STEP_CONDITIONS.map(
+    (type): ConditionInput => byType.get(type) ?? { type, status: "Unknown", reason: REASON.Pending, message: "not checked yet" },
+  );
+  const blocking = ordered.find((step) => step.status !== "True");
+  const ready: ConditionInput =
+    blocking === undefined
+      ? { type: CONDITION.Ready, status: "True", reason: REASON.Ready, message: "the cluster is ready" }
+      : { type: CONDITION.Ready, status: "False", reason: blocking.reason, message: blocking.message };
+  return { phase: phaseOf(ordered, blocking === undefined), ready, conditions: [...ordered, ready] };
+}
+
+function phaseOf(steps: readonly ConditionInput[], ready: boolean): ClusterPhase {
+  if (steps.some((step) => step.status === "False" && TERMINAL_REASONS.has(step.reason))) return "Failed";
+  if (ready) return "Ready";
+  const isTrue = (type: string): boolean => steps.some((step) => step.type === type && step.status === "True");
+  const started = steps.some((step) => INFRASTRUCTURE_STEPS.has(step.type) && step.status === "True");
+  return started || (isTrue(CONDITION.CredentialsValid) && isTrue(CONDITION.FlavorMatched)) ? "Provisioning" : "Pending";
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "@jest/globals";
+import { normalizeKubernetesVersion, sameKubernetesVersion } from "./kubernetes-version.js";
+
+describe("normalizeKubernetesVersion", () => {
+  it.each([
+    ["1.31", "v1.31"],
+    ["v1.31", "v1.31"],
+    ["1.28.0", "v1.28.0"],
+    ["v1.30.0-r0", "v1.30.0-r0"],
+    [" v1.33.5-r2 ", "v1.33.5-r2"],
+    ["v01.031", "v1.31"],
+    ["1", undefined],
+    ["v1.31-r1", "v1.31-r1"],
+    ["latest", undefined],
+    ["v1.31.x", undefined],
+  ])("%j → %j", (input, expected) => {
+    expect(normalizeKubernetesVersion(input)).toBe(expected);
+  });
+});
+
+describe("sameKubernetesVersion", () => {
+  it.each([
+    ["1.31", "v1.31", true],
+    ["v1.31", "v1.31.10-r12", true],
+    ["v1.31.10", "v1.31.10-r12", true],
+    ["v1.31.10-r12", "v1.31", true],
+    ["v1.31", "v1.32", false],
+    ["v1.31.9", "v1.31.10-r12", false],
+    ["v1.31.10-r1", "v1.31.10-r2", false],
+    ["odd", "odd", true],
+    ["odd", "v1.31", false],
+  ])("%j vs %j → %j", (a, b, expected) => {
+    expect(sameKubernetesVersion(a, b)).toBe(expected);
+  });
+});
