@@ -35,6 +35,7 @@ export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 export { freePort, freePorts } from "./ports.js";
 export { Reaper } from "./reaper.js";
+export { ServerProcess, type ExitStatus, type ServerProcessOptions } from "./server-process.js";
 export { StallingProxy, type StallingProxyOptions } from "./stalling-proxy.js";
 export {
   apiExportEndpoints,

@@ -30,6 +30,12 @@ export interface KubeApiServerOptions {
   readonly reaper?: Reaper;
   /** Default 120 s. */
   readonly startTimeoutMs?: number;
+  /**
+   * PEM of a CA whose client certificates the server accepts besides the
+   * admin token (`--client-ca-file`): how a simulated cloud hands out
+   * kubeconfigs that really work against this server.
+   */
+  readonly clientCaPem?: string;
 }
 
 const BIND_ATTEMPTS = 3;
@@ -48,7 +54,7 @@ export class KubeApiServer {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-kube-"));
     options.reaper?.removeOnExit(dir);
     const token = randomBytes(24).toString("hex");
-    prepareCredentials(dir, token);
+    prepareCredentials(dir, token, options.clientCaPem);
     let etcd: EtcdServer | undefined;
     try {
       etcd = await EtcdServer.start({
@@ -93,6 +99,7 @@ export class KubeApiServer {
         `--service-account-issuer=${url}`,
         `--service-account-key-file=${join(dir, "sa.key")}`,
         `--service-account-signing-key-file=${join(dir, "sa.key")}`,
+        ...(options.clientCaPem === undefined ? [] : [`--client-ca-file=${join(dir, "client-ca.crt")}`]),
       ],
       logFile: join(dir, "kube-apiserver.log"),
       ...(options.reaper ? { reaper: options.reaper } : {}),
@@ -145,8 +152,9 @@ export class KubeApiServer {
   }
 }
 
-function prepareCredentials(dir: string, token: string): void {
+function prepareCredentials(dir: string, token: string, clientCaPem: string | undefined): void {
   mkdirSync(join(dir, "certs"), { recursive: true });
+  if (clientCaPem !== undefined) writeFileSync(join(dir, "client-ca.crt"), clientCaPem);
   writeFileSync(join(dir, "tokens.csv"), `${token},testenv-admin,testenv-admin,"system:masters"\n`, { mode: 0o600 });
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   writeFileSync(join(dir, "sa.key"), privateKey.export({ type: "pkcs1", format: "pem" }), { mode: 0o600 });

@@ -83,6 +83,15 @@ export class ServerProcess {
     }
   }
 
+  /** SIGKILL to the group at once, as a crash or an OOM kill ends a process: nothing runs on the way out. */
+  async kill(): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    signalGroup(pid, "SIGKILL");
+    await this.exited;
+    this.options.reaper?.forgetProcessGroup(pid);
+  }
+
   /** SIGTERM to the group, then SIGKILL after `graceMs`. Idempotent. */
   async stop(graceMs = 10_000): Promise<void> {
     const pid = this.child.pid;
