@@ -1,23 +1,31 @@
 #!/usr/bin/env node
 /**
- * `pnpm demo`: the system on this machine, on real servers. Starts kcp and the
- * infrastructure cluster (kube-apiserver + etcd), creates the provider
- * workspace and a tenant workspace, writes a kubeconfig for each, prints how to
- * use them. It then runs the OTC cloud controller manager against the
- * infrastructure cluster, playing a workload cluster on the OTC simulator
- * (otc-workload.ts), and keeps running until Ctrl-C, when it stops everything
- * it started.
+ * `bash scripts/demo.sh`: the product on this machine, on real servers.
+ * Starts kcp and the infrastructure cluster, then the platform (the OTC
+ * simulator, the Crossplane OTC provider simulator, the provider-controller
+ * and a workload kube-apiserver behind simulated CCE). A tenant workspace of
+ * our WorkspaceType orders a cluster the way the seed's demo flow does
+ * (credentials Secret, ProviderConfig, MachineCapabilities,
+ * KubernetesCluster); progress is printed until the kubeconfig Secret
+ * exists, and that kubeconfig then lists the new cluster's namespaces.
+ * The OTC cloud controller manager then runs in the new cluster. Everything
+ * keeps running until Ctrl-C, which stops what was started.
  *
  * State lives in `.cache/demo/` and is made anew on every start.
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RestClient } from "@edgeconnect/kcp-ts";
-import { createWorkspace, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
+import type { KubernetesCluster } from "@edgeconnect/api";
+import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
+import { eventually, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
 import { DEMO_NAMESPACE, DEMO_SERVICE, startOtcWorkload, type OtcWorkload } from "./otc-workload.js";
+import { Platform } from "./platform.js";
 
 const PROVIDER_WORKSPACE = "edgeconnect";
 const TENANT_WORKSPACE = "tenant-demo";
+const API = "/apis/platform.edgeconnect.eu/v1alpha1/namespaces/default";
+
+type Cluster = KubernetesCluster & KubeObject;
 
 async function main(): Promise<void> {
   const dir = join(REPO_ROOT, ".cache", "demo");
@@ -27,10 +35,12 @@ async function main(): Promise<void> {
 
   log("starting kcp and the infrastructure cluster (kube-apiserver + etcd)");
   const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
+  let platform: Platform | undefined;
   let workload: OtcWorkload | undefined;
   const stop = async (): Promise<void> => {
     log("stopping");
     await workload?.stop();
+    await platform?.stop();
     await environment.stop();
     process.exit(0);
   };
@@ -39,53 +49,108 @@ async function main(): Promise<void> {
 
   try {
     const { kcp, infra } = environment.state;
-    const admin = readKubeconfig(kcp.kubeconfig);
-    const kcpAdmin = RestClient.fromFile(kcp.kubeconfig);
-    const kubeconfigs: Record<string, string> = {};
-    for (const name of [PROVIDER_WORKSPACE, TENANT_WORKSPACE]) {
-      const workspace = await createWorkspace(kcpAdmin, name);
-      kubeconfigs[name] = writeKubeconfig(join(dir, `${name}.kubeconfig`), {
-        ...admin,
-        name: workspace.path,
-        server: `${environment.state.kcp.url}/clusters/${workspace.path}`,
-      });
-      log(`workspace ${workspace.path} ready (logical cluster ${workspace.cluster})`);
-    }
     if (!("kubeconfig" in infra)) throw new Error(`the infrastructure cluster did not start: ${infra.skipped}`);
-    const infraKubeconfig = infra.kubeconfig;
-    workload = await startOtcWorkload(RestClient.fromFile(infraKubeconfig), infraKubeconfig, dir, log);
+    platform = await Platform.start({ kcpUrl: kcp.url, kcpKubeconfig: kcp.kubeconfig, infraKubeconfig: infra.kubeconfig, dir, providerWorkspace: PROVIDER_WORKSPACE, log });
+    const tenant = await platform.createTenant(TENANT_WORKSPACE);
+    const tenantKubeconfig = writeKubeconfig(join(dir, `${TENANT_WORKSPACE}.kubeconfig`), {
+      ...readKubeconfig(kcp.kubeconfig),
+      name: tenant.path,
+      server: `${kcp.url}/clusters/${tenant.path}`,
+    });
+    log(`tenant workspace ${tenant.path} (logical cluster ${tenant.cluster}) has the platform API bound`);
+
+    log("the tenant orders a cluster: Secret otc-credentials, ProviderConfig otc, MachineCapabilities workers (4 vCPU, 8Gi), KubernetesCluster my-cluster");
+    const started = performance.now();
+    await orderDemoCluster(tenant.client, platform.passwordCredentials(0));
+    const kc = await followProgress(tenant.client, log);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    log(`my-cluster is Ready after ${seconds} s: flavor ${kc.status?.flavor?.name ?? "?"} (${kc.status?.flavor?.reason ?? ""}), API ${kc.status?.apiEndpoint ?? "?"}`);
+
+    const secret = await tenant.client.get<KubeObject & { data?: Record<string, string> }>("/api/v1/namespaces/default/secrets/my-cluster-kubeconfig");
+    const clusterKubeconfig = join(dir, "my-cluster.kubeconfig");
+    writeFileSync(clusterKubeconfig, Buffer.from(secret.data?.kubeconfig ?? "", "base64"), { mode: 0o600 });
+    const cluster = RestClient.fromFile(clusterKubeconfig);
+    const namespaces = await cluster.list("/api/v1/namespaces");
+    log(`with the kubeconfig from Secret my-cluster-kubeconfig, the new cluster lists namespaces: ${namespaces.items.map((ns) => ns.metadata?.name).join(", ")}`);
+    cluster.close();
+
+    log("running the OTC cloud controller manager in the new cluster");
+    workload = await startOtcWorkload(RestClient.fromFile(platform.workload.kubeconfigPath), platform.workload.kubeconfigPath, dir, log);
     console.log(`
 The local control plane is running.
 
   kcp (admin, root workspace)   KUBECONFIG=${kcp.kubeconfig}
-  provider workspace            KUBECONFIG=${kubeconfigs[PROVIDER_WORKSPACE]}
-  tenant workspace              KUBECONFIG=${kubeconfigs[TENANT_WORKSPACE]}
-  infrastructure cluster        KUBECONFIG=${infraKubeconfig}
+  provider workspace            KUBECONFIG=${platform.providerKubeconfig}
+  tenant workspace              KUBECONFIG=${tenantKubeconfig}
+  infrastructure cluster        KUBECONFIG=${infra.kubeconfig}
+  the tenant's new cluster      KUBECONFIG=${clusterKubeconfig}
 
 Try:
-  kubectl --kubeconfig ${kcp.kubeconfig} get workspaces
-  kubectl --kubeconfig ${kubeconfigs[TENANT_WORKSPACE]} get namespaces
-  kubectl --kubeconfig ${infraKubeconfig} get namespaces
+  kubectl --kubeconfig ${tenantKubeconfig} get kubernetesclusters,providerconfigs,machinecapabilities
+  kubectl --kubeconfig ${tenantKubeconfig} describe kubernetescluster my-cluster
+  kubectl --kubeconfig ${tenantKubeconfig} patch kubernetescluster my-cluster --type merge -p '{"spec":{"nodeCount":3}}'
+  kubectl --kubeconfig ${platform.providerKubeconfig} get providermachineflavors
+  kubectl --kubeconfig ${infra.kubeconfig} get managed -A          # the Crossplane OTC resources in kcp-<fingerprint>
+  kubectl --kubeconfig ${clusterKubeconfig} get namespaces
+  kubectl --kubeconfig ${tenantKubeconfig} delete kubernetescluster my-cluster   # ordered teardown
 
-The OTC cloud controller manager runs against the infrastructure cluster,
-with the OTC simulator (${workload.simulatorUrl}) as its cloud (${workload.cloudConfig}):
+In the new cluster the OTC cloud controller manager runs with the OTC simulator (${workload.simulatorUrl}) as its cloud:
   ${workload.nodes.join("\n  ")}
   Service ${DEMO_NAMESPACE}/${DEMO_SERVICE}: load balancer ingress ${workload.ingressIp}
 
-Try:
-  kubectl --kubeconfig ${infraKubeconfig} get nodes -L topology.kubernetes.io/zone,node.kubernetes.io/instance-type
-  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} get service ${DEMO_SERVICE}
-  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} describe service ${DEMO_SERVICE}    # the CCM's events
-  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} annotate service ${DEMO_SERVICE} otc.cloud/elb-internal=true
-  kubectl --kubeconfig ${infraKubeconfig} -n ${DEMO_NAMESPACE} delete service ${DEMO_SERVICE}
-
-Logs: ${kcp.logFile}, ${join(dir, "kube-apiserver")}/ and ${workload.logFile}
+Logs: ${kcp.logFile}, ${dir}/*.log and ${workload.logFile}
 Press Ctrl-C to stop and clean up.`);
   } catch (err) {
     await workload?.stop();
+    await platform?.stop();
     await environment.stop();
     throw err;
   }
+}
+
+async function orderDemoCluster(client: RestClient, credentials: string): Promise<void> {
+  await client.apply("/api/v1/namespaces/default/secrets/otc-credentials", { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials } }, "demo");
+  await client.apply(
+    `${API}/providerconfigs/otc`,
+    { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { namespace: "default", name: "otc-credentials", key: "credentials" } } } },
+    "demo",
+  );
+  await client.apply(`${API}/machinecapabilities/workers`, { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "MachineCapabilities", metadata: { name: "workers" }, spec: { vCPUCount: 4, memorySize: "8Gi" } }, "demo");
+  await client.apply(
+    `${API}/kubernetesclusters/my-cluster`,
+    {
+      apiVersion: "platform.edgeconnect.eu/v1alpha1",
+      kind: "KubernetesCluster",
+      metadata: { name: "my-cluster" },
+      spec: {
+        machineCapabilitiesRef: { name: "workers" },
+        nodeCount: 2,
+        nodeDiskSize: "100Gi",
+        providerRef: { type: "OTC", configRef: { name: "otc" } },
+        kubernetes: { version: "v1.31" },
+        nodeAvailableZone: "random",
+      },
+    },
+    "demo",
+  );
+}
+
+/** Prints each condition as it changes until the kubeconfig Secret is there and the cluster is Ready. */
+async function followProgress(client: RestClient, log: (message: string) => void): Promise<Cluster> {
+  const seen = new Map<string, string>();
+  return eventually<Cluster>(
+    async () => {
+      const kc = await client.get<Cluster>(`${API}/kubernetesclusters/my-cluster`);
+      for (const condition of kc.status?.conditions ?? []) {
+        const line = `${condition.status} ${condition.reason}: ${condition.message}`;
+        if (seen.get(condition.type) !== line) log(`  ${kc.status?.phase ?? "Pending"} · ${condition.type} ${line}`);
+        seen.set(condition.type, line);
+      }
+      const ready = kc.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
+      return ready && kc.status?.kubeconfigSecretName !== undefined ? [true, kc] : [false, kc.status?.phase ?? "Pending"];
+    },
+    { timeoutMs: 300_000, intervalMs: 500, description: "KubernetesCluster my-cluster Ready with its kubeconfig" },
+  );
 }
 
 main().catch((err: unknown) => {

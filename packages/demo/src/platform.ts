@@ -1,0 +1,284 @@
+/**
+ * The whole provider-controller system on this machine, for the demo and
+ * the e2e suites: on a running kcp and infrastructure cluster it starts a
+ * workload kube-apiserver (what simulated CCE clusters' kubeconfigs reach),
+ * the OTC simulator, the Crossplane OTC provider simulator and the
+ * provider-controller as their own processes (the built CLIs, started as a
+ * user starts them), installs our APIExport, WorkspaceType and flavor
+ * catalogue in a provider workspace, and makes tenant workspaces of that
+ * type.
+ *
+ * The simulators are test support; the controller talks to them as to OTC
+ * and Crossplane.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { installCrds } from "@edgeconnect/crossplane-otc-simulator";
+import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
+import { createCertificateAuthority, startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "@edgeconnect/otc-simulator";
+import {
+  applyManifests,
+  parseManifests,
+  createWorkspace,
+  E2E_LOG_DIR_ENV_VAR,
+  eventually,
+  KubeApiServer,
+  readKubeconfig,
+  REPO_ROOT,
+  resolveBinary,
+  ServerProcess,
+  writeKubeconfig,
+  type Reaper,
+  type Workspace,
+} from "@edgeconnect/testenv";
+
+export const TENANT_WORKSPACE_TYPE = "edgeconnect-tenant";
+const APIEXPORT_DIR = join(REPO_ROOT, "apiexports", "platform.edgeconnect.eu");
+const CONTROLLER_MAIN = join(REPO_ROOT, "packages", "provider-controller", "dist", "main.js");
+const CROSSPLANE_MAIN = join(REPO_ROOT, "packages", "crossplane-otc-simulator", "dist", "main.js");
+
+/** A catalogue like a platform team would register for OTC eu-de. */
+export const DEMO_FLAVORS: readonly { name: string; flavor: string; vCPUCount: number; memorySize: string; gpuModelName?: string; zones?: string[]; available?: boolean }[] = [
+  { name: "otc-s3-large-2", flavor: "s3.large.2", vCPUCount: 2, memorySize: "4Gi" },
+  { name: "otc-c4-xlarge-2", flavor: "c4.xlarge.2", vCPUCount: 4, memorySize: "8Gi" },
+  { name: "otc-s3-xlarge-4", flavor: "s3.xlarge.4", vCPUCount: 4, memorySize: "16Gi" },
+  { name: "otc-s3-2xlarge-4", flavor: "s3.2xlarge.4", vCPUCount: 8, memorySize: "32Gi" },
+  { name: "otc-p2s-2xlarge-8", flavor: "p2s.2xlarge.8", vCPUCount: 8, memorySize: "64Gi", gpuModelName: "V100", zones: ["eu-de-01"] },
+];
+
+export interface PlatformOptions {
+  readonly kcpUrl: string;
+  /** kcp admin kubeconfig. */
+  readonly kcpKubeconfig: string;
+  readonly infraKubeconfig: string;
+  /** Kubeconfigs and logs go here. */
+  readonly dir: string;
+  /** Name of the provider workspace below root. Default `edgeconnect`. */
+  readonly providerWorkspace?: string;
+  /** Per flavor and zone; flavors not named have unlimited capacity. */
+  readonly capacity?: OtcSimulatorOptions["capacity"];
+  /** Crossplane's poll interval (the real provider's default is 10m). Default 500ms. */
+  readonly pollInterval?: string;
+  readonly reaper?: Reaper;
+  readonly log?: (message: string) => void;
+  /** Tells process log files apart when several platforms run in one test run. */
+  readonly runId?: string;
+}
+
+export interface TenantCredentials {
+  readonly domainName: string;
+  readonly userName: string;
+  readonly password: string;
+  readonly projectName: string;
+}
+
+export class Platform {
+  private controllerRuns = 0;
+  private crossplane: ServerProcess | undefined;
+  private controller: ServerProcess | undefined;
+
+  private constructor(
+    private readonly options: PlatformOptions,
+    readonly kcp: RestClient,
+    readonly infra: RestClient,
+    readonly provider: Workspace,
+    readonly providerKubeconfig: string,
+    readonly workload: KubeApiServer,
+    readonly otc: OtcSimulator,
+  ) {}
+
+  static async start(options: PlatformOptions): Promise<Platform> {
+    const log = options.log ?? (() => undefined);
+    const kcp = RestClient.fromFile(options.kcpKubeconfig);
+    const infra = RestClient.fromFile(options.infraKubeconfig);
+    const started: (() => Promise<void>)[] = [];
+    try {
+      const clientCa = createCertificateAuthority("edgeconnect-simulated-cce");
+      const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
+      log("starting the workload cluster (kube-apiserver + etcd) behind simulated CCE");
+      const workload = await KubeApiServer.start({
+        kubeApiServerBinary: kubeApiServer.path,
+        etcdBinary: etcd.path,
+        clientCaPem: clientCa.certPem,
+        ...(options.reaper ? { reaper: options.reaper } : {}),
+      });
+      started.push(() => workload.stop());
+      const servingCaPem = readKubeconfig(workload.kubeconfigPath).caPem;
+      const otc = await startOtcSimulator({
+        credentials: [],
+        users: TENANT_USERS.map(({ domainName, userName, password }) => ({ domainName, userName, password })),
+        projects: TENANT_USERS.map((user, index) => ({ id: `0${index}1a2b3c4d5e6f70809a0b0c0d0e0f1${index}`, name: user.projectName })),
+        region: "eu-de",
+        workloadCluster: { url: workload.url, servingCaPem, clientCa },
+        ...(options.capacity ? { capacity: options.capacity } : {}),
+      });
+      started.push(() => otc.close());
+      log(`OTC simulator on ${otc.url}`);
+
+      await installCrds(infra);
+      const providerName = options.providerWorkspace ?? "edgeconnect";
+      const provider = await createWorkspace(kcp, providerName);
+      await installPlatformApi(provider);
+      await installFlavors(provider.client, DEMO_FLAVORS);
+      const admin = readKubeconfig(options.kcpKubeconfig);
+      const providerKubeconfig = writeKubeconfig(join(options.dir, `${providerName}.kubeconfig`), {
+        ...admin,
+        name: provider.path,
+        server: `${options.kcpUrl}/clusters/${provider.path}`,
+      });
+      log(`provider workspace ${provider.path}: APIExport, WorkspaceType ${TENANT_WORKSPACE_TYPE} and ${DEMO_FLAVORS.length} flavors installed`);
+
+      const platform = new Platform(options, kcp, infra, provider, providerKubeconfig, workload, otc);
+      platform.crossplane = platform.launch("crossplane-otc-simulator", CROSSPLANE_MAIN, [
+        `--kubeconfig=${options.infraKubeconfig}`,
+        `--poll-interval=${options.pollInterval ?? "500ms"}`,
+        "--metrics-bind-address=0",
+        "--health-probe-bind-address=0",
+      ]);
+      platform.controller = platform.startController();
+      log("Crossplane OTC provider simulator and provider-controller running");
+      return platform;
+    } catch (err) {
+      for (const stop of started.reverse()) await stop().catch(() => undefined);
+      kcp.close();
+      infra.close();
+      throw err;
+    }
+  }
+
+  /** A tenant workspace of our type: kcp binds the export and accepts its claims; waits until our API is served there. */
+  async createTenant(name: string): Promise<Workspace> {
+    // Right after the WorkspaceType is made, kcp's admission may not know it yet and answers 403.
+    const tenant = await eventually(
+      async () => {
+        try {
+          return [true, await createWorkspace(this.kcp, name, { type: { name: TENANT_WORKSPACE_TYPE, path: this.provider.path } })];
+        } catch (err) {
+          if (err instanceof HttpStatusError && err.status === 403) return [false, err.message];
+          throw err;
+        }
+      },
+      { timeoutMs: 30_000, description: `workspace ${name} of type ${TENANT_WORKSPACE_TYPE}` },
+    );
+    await eventually(
+      async () => {
+        try {
+          await tenant.client.list("/apis/platform.edgeconnect.eu/v1alpha1/kubernetesclusters");
+          return [true, undefined];
+        } catch (err) {
+          if (err instanceof HttpStatusError && err.status === 404) return [false, "the platform API is not served in the workspace yet"];
+          throw err;
+        }
+      },
+      { timeoutMs: 60_000, description: `platform API bound in ${tenant.path}` },
+    );
+    return tenant;
+  }
+
+  /** The OTC account of tenant `index` in the simulator (each tenant has its own user and project). */
+  tenantCredentials(index: number): TenantCredentials {
+    const user = TENANT_USERS[index];
+    if (user === undefined) throw new Error(`the simulator has ${TENANT_USERS.length} tenant accounts`);
+    return user;
+  }
+
+  /** The credentials file of the seed's password format for tenant `index`. */
+  passwordCredentials(index: number, override: Partial<TenantCredentials> = {}): string {
+    const user = { ...this.tenantCredentials(index), ...override };
+    return [`auth_url=${this.otc.url}/v3`, `user_name=${user.userName}`, `password=${user.password}`, `domain_name=${user.domainName}`, `tenant_name=${user.projectName}`, ""].join("\n");
+  }
+
+  /** Stops the controller as a crash would (SIGKILL), then starts a new one. */
+  async crashController(): Promise<void> {
+    await this.controller?.kill();
+    this.controller = this.startController();
+  }
+
+  get controllerLog(): string {
+    return this.controller?.logTail(400) ?? "";
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([this.controller?.stop(), this.crossplane?.stop()]);
+    await this.otc.close();
+    await this.workload.stop();
+    this.kcp.close();
+    this.infra.close();
+  }
+
+  private startController(): ServerProcess {
+    this.controllerRuns += 1;
+    return this.launch(`provider-controller-${this.controllerRuns}`, CONTROLLER_MAIN, [
+      `--kcp-kubeconfig=${this.providerKubeconfig}`,
+      `--infra-kubeconfig=${this.options.infraKubeconfig}`,
+      `--allowed-otc-auth-url=${this.otc.url}/`,
+      "--metrics-bind-address=0",
+      "--health-probe-bind-address=0",
+    ]);
+  }
+
+  /** A node process whose output goes where the e2e credential guard reads it, or into the platform's directory. */
+  private launch(name: string, main: string, args: readonly string[]): ServerProcess {
+    const logDir = process.env[E2E_LOG_DIR_ENV_VAR] ?? this.options.dir;
+    const suffix = this.options.runId === undefined ? "" : `-${this.options.runId}`;
+    return ServerProcess.start({
+      name,
+      command: process.execPath,
+      args: [main, ...args],
+      logFile: join(logDir, `${name}${suffix}.log`),
+      ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
+    });
+  }
+}
+
+/** One OTC user and project per tenant: tenants bring their own cloud accounts. */
+const TENANT_USERS: readonly TenantCredentials[] = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => ({
+  domainName: `OTC-EU-DE-0000000000100${index}`,
+  userName: `tenant-${index}-admin`,
+  password: `simulated-password-${index}-${"x".repeat(8)}`,
+  projectName: `eu-de_tenant${index}`,
+}));
+
+/** Applies the generated APIResourceSchemas, APIExport, WorkspaceType and catalogue CRD, the type's binding pointed at this workspace. */
+async function installPlatformApi(provider: Workspace): Promise<void> {
+  const files = readdirSync(APIEXPORT_DIR).filter((file) => file.endsWith(".yaml")).sort();
+  const documents = files.flatMap((file) => parseManifests(readFileSync(join(APIEXPORT_DIR, file), "utf8")) as (KubeObject & { spec?: Record<string, unknown> })[]);
+  for (const doc of documents) {
+    if (doc.kind !== "WorkspaceType") continue;
+    const bindings = (doc.spec?.defaultAPIBindings ?? []) as { path?: string; export: string }[];
+    doc.spec = { ...doc.spec, defaultAPIBindings: bindings.map((binding) => ({ ...binding, path: provider.path })) };
+  }
+  const crds = documents.filter((doc) => doc.kind === "CustomResourceDefinition");
+  await applyManifests(provider.client, crds);
+  await eventually(
+    async () => {
+      try {
+        const discovery = await provider.client.get<{ resources?: { name: string }[] }>("/apis/platform.edgeconnect.eu/v1alpha1");
+        return [discovery.resources?.some((resource) => resource.name === "providermachineflavors") === true, "discovery does not list providermachineflavors yet"];
+      } catch (err) {
+        if (err instanceof HttpStatusError && err.status === 404) return [false, "the flavor catalogue CRD is not served yet"];
+        throw err;
+      }
+    },
+    { timeoutMs: 30_000, description: "ProviderMachineFlavor served" },
+  );
+  await applyManifests(provider.client, documents.filter((doc) => doc.kind !== "CustomResourceDefinition"));
+}
+
+async function installFlavors(client: RestClient, flavors: typeof DEMO_FLAVORS): Promise<void> {
+  await applyManifests(
+    client,
+    flavors.map((flavor) => ({
+      apiVersion: "platform.edgeconnect.eu/v1alpha1",
+      kind: "ProviderMachineFlavor",
+      metadata: { name: flavor.name },
+      spec: {
+        available: flavor.available ?? true,
+        providerRef: { type: "OTC" },
+        flavor: flavor.flavor,
+        capabilities: { vCPUCount: flavor.vCPUCount, memorySize: flavor.memorySize, ...(flavor.gpuModelName ? { gpuModelName: flavor.gpuModelName } : {}) },
+        availableZones: flavor.zones ?? ["eu-de-01", "eu-de-02", "eu-de-03"],
+      },
+    })),
+  );
+}

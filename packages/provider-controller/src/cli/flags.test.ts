@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@jest/globals";
+import { FlagError } from "@edgeconnect/runtime";
+import { authUrlAllowed, DEFAULT_ALLOWED_AUTH_URL, parseProviderControllerFlags } from "./flags.js";
+
+describe("parseProviderControllerFlags", () => {
+  it("defaults as the seed's manager: :8080, :8081, no leader election, the export's slice, OTC's IAM endpoints", () => {
+    const flags = parseProviderControllerFlags(["--kcp-kubeconfig=/kcp"]);
+    expect(flags).toMatchObject({
+      metricsBindAddress: ":8080",
+      healthProbeBindAddress: ":8081",
+      leaderElect: false,
+      kcpKubeconfig: "/kcp",
+      apiExportEndpointSlice: "platform.edgeconnect.eu",
+      maxConcurrentReconciles: 8,
+      allowedAuthUrls: [DEFAULT_ALLOWED_AUTH_URL],
+      otcConcurrencyPerCredentials: 2,
+      otcTimeoutMs: 20_000,
+      credentialCacheTtlMs: 600_000,
+      kubeconfigValidityDays: 365,
+      leaderElectNamespace: "kube-system",
+      leaderElectName: "provider-controller",
+    });
+    expect(flags.infraKubeconfig).toBeUndefined();
+  });
+
+  it("reads every flag, repeated auth URLs included", () => {
+    const flags = parseProviderControllerFlags([
+      "--kcp-kubeconfig",
+      "/kcp",
+      "--infra-kubeconfig=/infra",
+      "--leader-elect",
+      "--metrics-bind-address=0",
+      "--allowed-otc-auth-url=http://127.0.0.1:9/",
+      "--allowed-otc-auth-url=https://iam.eu-nl.otc.t-systems.com/",
+      "--otc-timeout=5s",
+      "--credential-cache-ttl=1m",
+      "--max-concurrent-reconciles=3",
+    ]);
+    expect(flags).toMatchObject({
+      infraKubeconfig: "/infra",
+      leaderElect: true,
+      metricsBindAddress: "0",
+      allowedAuthUrls: ["http://127.0.0.1:9/", "https://iam.eu-nl.otc.t-systems.com/"],
+      otcTimeoutMs: 5_000,
+      credentialCacheTtlMs: 60_000,
+      maxConcurrentReconciles: 3,
+    });
+  });
+
+  it("refuses a missing kcp kubeconfig, unknown flags and malformed values, naming the flag", () => {
+    expect(() => parseProviderControllerFlags([])).toThrow(/--kcp-kubeconfig is required/);
+    expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--kubeconfig=/x"])).toThrow(FlagError);
+    expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--otc-timeout=5"])).toThrow(/--otc-timeout/);
+    expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--allowed-otc-auth-url=iam.example"])).toThrow(/--allowed-otc-auth-url/);
+  });
+
+  it("lets --help through without a kubeconfig", () => {
+    expect(parseProviderControllerFlags(["--help"]).help).toBe(true);
+  });
+});
+
+describe("authUrlAllowed", () => {
+  it.each([
+    ["https://iam.eu-de.otc.t-systems.com/v3", true],
+    ["https://iam.eu-nl.otc.t-systems.com/v3/", true],
+    ["https://iam.eu-de.otc.t-systems.com.evil.example/v3", false],
+    ["https://iam.a.b.otc.t-systems.com/v3", false],
+    ["http://iam.eu-de.otc.t-systems.com/v3", false],
+    ["https://169.254.169.254/latest", false],
+  ])("%s is %s by default", (url, allowed) => {
+    expect(authUrlAllowed(url, [DEFAULT_ALLOWED_AUTH_URL])).toBe(allowed);
+  });
+
+  it("takes exact prefixes for other installations", () => {
+    expect(authUrlAllowed("http://127.0.0.1:4000/v3", ["http://127.0.0.1:4000/"])).toBe(true);
+    expect(authUrlAllowed("http://127.0.0.1:40001/v3", ["http://127.0.0.1:4000/"])).toBe(false);
+  });
+});

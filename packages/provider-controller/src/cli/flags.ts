@@ -1,0 +1,110 @@
+/**
+ * The provider-controller's command line. The runtime's
+ * `--metrics-bind-address`, `--health-probe-bind-address` and
+ * `--leader-elect` come first, as in the seed's Go manager; then the two API
+ * servers it talks to (kcp, through the provider workspace that holds the
+ * APIExport, and the infrastructure cluster where Crossplane runs), and the
+ * limits that keep one tenant's cloud from holding the others'.
+ */
+import { API_EXPORT_NAME } from "@edgeconnect/api";
+import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
+
+export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect"> {
+  /** Kubeconfig whose current context points at the provider workspace (`/clusters/<path>`). */
+  readonly kcpKubeconfig: string;
+  readonly apiExportEndpointSlice: string;
+  /** The infrastructure cluster; undefined: the in-cluster service account. */
+  readonly infraKubeconfig?: string;
+  readonly maxConcurrentReconciles: number;
+  /** IAM URLs tenants' credentials may name, as URL prefixes. */
+  readonly allowedAuthUrls: readonly string[];
+  readonly otcConcurrencyPerCredentials: number;
+  readonly otcTimeoutMs: number;
+  readonly credentialCacheTtlMs: number;
+  readonly kubeconfigValidityDays: number;
+  readonly leaderElectNamespace: string;
+  readonly leaderElectName: string;
+  readonly help: boolean;
+}
+
+/** OTC's public IAM endpoints, one per region. */
+export const DEFAULT_ALLOWED_AUTH_URL = "https://iam.*.otc.t-systems.com/";
+
+const VALUE_FLAGS = new Set([
+  "kcp-kubeconfig",
+  "apiexport-endpoint-slice",
+  "infra-kubeconfig",
+  "max-concurrent-reconciles",
+  "allowed-otc-auth-url",
+  "otc-concurrency-per-credentials",
+  "otc-timeout",
+  "credential-cache-ttl",
+  "kubeconfig-validity-days",
+  "leader-elect-resource-namespace",
+  "leader-elect-resource-name",
+]);
+
+export const USAGE = `Usage: provider-controller [flags]
+
+  --kcp-kubeconfig=PATH                    kcp, current context on the provider workspace that holds the APIExport (required)
+  --apiexport-endpoint-slice=NAME          default ${API_EXPORT_NAME}
+  --infra-kubeconfig=PATH                  the infrastructure cluster running Crossplane; default: the in-cluster service account
+  --max-concurrent-reconciles=N            default 8
+  --allowed-otc-auth-url=PREFIX            IAM URL prefix tenants' credentials may use (repeatable; * matches one DNS label);
+                                           default ${DEFAULT_ALLOWED_AUTH_URL}
+  --otc-concurrency-per-credentials=N      OTC calls in flight per credential set; default 2
+  --otc-timeout=DURATION                   per OTC call; default 20s
+  --credential-cache-ttl=DURATION          how long an IAM verdict on a credential set holds; default 10m
+  --kubeconfig-validity-days=N             lifetime of the kubeconfigs handed to tenants; default 365
+  --leader-elect[=BOOL]                    default false
+  --leader-elect-resource-namespace=NS     Lease namespace on the infrastructure cluster; default kube-system
+  --leader-elect-resource-name=NAME        default provider-controller
+  --metrics-bind-address=ADDR              default :8080; 0 disables
+  --health-probe-bind-address=ADDR         /healthz and /readyz; default :8081; 0 disables
+  --help
+`;
+
+export function parseProviderControllerFlags(argv: readonly string[]): ProviderControllerFlags {
+  const runtime = parseRuntimeFlags(argv);
+  const line = parseCommandLine(runtime.rest, VALUE_FLAGS);
+  const kcpKubeconfig = line.value("kcp-kubeconfig");
+  if (kcpKubeconfig === undefined && !line.help) throw new FlagError("--kcp-kubeconfig is required");
+  const allowed = line.values("allowed-otc-auth-url");
+  for (const prefix of allowed) {
+    if (!/^https?:\/\/[^/]+\//.test(prefix)) throw new FlagError(`--allowed-otc-auth-url: ${JSON.stringify(prefix)} must be a URL prefix ending in a path, e.g. https://iam.eu-de.otc.t-systems.com/`);
+  }
+  const infraKubeconfig = line.value("infra-kubeconfig");
+  return {
+    metricsBindAddress: runtime.metricsBindAddress,
+    healthProbeBindAddress: runtime.healthProbeBindAddress,
+    leaderElect: runtime.leaderElect,
+    kcpKubeconfig: kcpKubeconfig ?? "",
+    apiExportEndpointSlice: line.value("apiexport-endpoint-slice") ?? API_EXPORT_NAME,
+    ...(infraKubeconfig === undefined ? {} : { infraKubeconfig }),
+    maxConcurrentReconciles: positiveInteger("--max-concurrent-reconciles", line.value("max-concurrent-reconciles") ?? "8"),
+    allowedAuthUrls: allowed.length > 0 ? allowed : [DEFAULT_ALLOWED_AUTH_URL],
+    otcConcurrencyPerCredentials: positiveInteger("--otc-concurrency-per-credentials", line.value("otc-concurrency-per-credentials") ?? "2"),
+    otcTimeoutMs: parseDuration("--otc-timeout", line.value("otc-timeout") ?? "20s"),
+    credentialCacheTtlMs: parseDuration("--credential-cache-ttl", line.value("credential-cache-ttl") ?? "10m"),
+    kubeconfigValidityDays: positiveInteger("--kubeconfig-validity-days", line.value("kubeconfig-validity-days") ?? "365"),
+    leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
+    leaderElectName: line.value("leader-elect-resource-name") ?? "provider-controller",
+    help: line.help,
+  };
+}
+
+/**
+ * Whether `authUrl` starts with one of the allowed prefixes. A tenant names
+ * the IAM URL in its own credentials; without this check the controller
+ * would send signed requests wherever a tenant points it, inside the
+ * platform's network too.
+ */
+export function authUrlAllowed(authUrl: string, allowed: readonly string[]): boolean {
+  return allowed.some((prefix) => {
+    const pattern = prefix
+      .split("*")
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("[a-z0-9-]+");
+    return new RegExp(`^${pattern}`).test(authUrl.endsWith("/") ? authUrl : `${authUrl}/`);
+  });
+}

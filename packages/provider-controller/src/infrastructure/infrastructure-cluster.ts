@@ -1,0 +1,141 @@
+/**
+ * The infrastructure cluster as the reconciler sees it: our managed
+ * resources there, read from caches filled by watches (so a Crossplane
+ * status change reconciles the tenant's cluster at once), and the few
+ * writes we make, each bound to the reconcile's signal and confined to one
+ * tenant namespace by the caller.
+ */
+import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
+
+export const FIELD_MANAGER = "provider-controller";
+
+/** A kind on the infrastructure cluster, by its API path pieces. */
+export interface InfraKind {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly plural: string;
+}
+
+export interface Namespace extends KubeObject {
+  status?: { phase?: string };
+}
+
+export function kindPath(kind: InfraKind, namespace?: string, name?: string): string {
+  const base = kind.apiVersion.includes("/") ? `/apis/${kind.apiVersion}` : `/api/${kind.apiVersion}`;
+  const scoped = namespace === undefined ? base : `${base}/namespaces/${namespace}`;
+  return name === undefined ? `${scoped}/${kind.plural}` : `${scoped}/${kind.plural}/${name}`;
+}
+
+export const NAMESPACES: InfraKind = { apiVersion: "v1", kind: "Namespace", plural: "namespaces" };
+export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "secrets" };
+
+/**
+ * Reflectors over the kinds we manage, limited by label to our own objects,
+ * and the client for writes. `watch(kind)` must be called for every kind
+ * before the sources start.
+ */
+export class InfrastructureCluster {
+  private readonly stores = new Map<string, Store>();
+  private readonly reflectors = new Map<string, Reflector>();
+
+  constructor(
+    private readonly client: RestClient,
+    private readonly logger?: ReflectorLogger,
+  ) {}
+
+  /** Starts caching `kind` (our objects only), telling `handlers` of changes. */
+  watch(kind: InfraKind, handlers: EventHandlers): void {
+    const store = new Store();
+    this.stores.set(kind.kind, store);
+    this.reflectors.set(
+      kind.kind,
+      new Reflector({
+        client: this.client,
+        path: kindPath(kind),
+        labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}`,
+        store,
+        handlers,
+        ...(this.logger ? { logger: this.logger } : {}),
+      }),
+    );
+  }
+
+  /** One source per watched kind, for the manager's sync gate and readiness. */
+  sources(): Record<string, Source> {
+    return Object.fromEntries([...this.reflectors].map(([kind, reflector]) => [`infra-${kind.toLowerCase()}`, reflector]));
+  }
+
+  /** The cached objects of `kind` in `namespace`. */
+  list<T extends KubeObject>(kind: InfraKind, namespace: string): DeepReadonly<T>[] {
+    const store = this.stores.get(kind.kind);
+    if (store === undefined) throw new Error(`${kind.kind} is not watched`);
+    return store.list().filter((obj) => obj.metadata?.namespace === namespace) as DeepReadonly<T>[];
+  }
+
+  /** The same client with every call bound to `signal`: a reconcile's view. */
+  bound(signal: AbortSignal): InfrastructureWrites {
+    return new InfrastructureWrites(this.client.withSignal(signal));
+  }
+}
+
+/** The writes one reconcile makes, each ending when its signal aborts. */
+export class InfrastructureWrites {
+  constructor(private readonly client: RestClient) {}
+
+  async getNamespace(name: string): Promise<Namespace | undefined> {
+    return this.get<Namespace>(NAMESPACES, undefined, name);
+  }
+
+  /** Creates the namespace; undefined when one of that name appeared meanwhile (re-read it). */
+  async createNamespace(namespace: Namespace): Promise<Namespace | undefined> {
+    try {
+      return await this.client.create<Namespace>(kindPath(NAMESPACES), namespace);
+    } catch (err) {
+      if (err instanceof HttpStatusError && err.status === 409) return undefined;
+      throw err;
+    }
+  }
+
+  async get<T extends KubeObject>(kind: InfraKind, namespace: string | undefined, name: string): Promise<T | undefined> {
+    try {
+      return await this.client.get<T>(kindPath(kind, namespace, name));
+    } catch (err) {
+      if (err instanceof HttpStatusError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Server-side apply with our field manager; the objects are ours, so conflicts are forced. */
+  async apply<T extends KubeObject>(kind: InfraKind, obj: T): Promise<T> {
+    const namespace = obj.metadata?.namespace;
+    const name = obj.metadata?.name;
+    if (name === undefined) throw new Error(`${kind.kind} to apply has no name`);
+    return this.client.apply<T>(kindPath(kind, namespace, name), obj, FIELD_MANAGER);
+  }
+
+  /** Creates `obj` unless it exists; returns what is there. For objects whose content must never change once made (keys). */
+  async createIfAbsent<T extends KubeObject>(kind: InfraKind, obj: T): Promise<T> {
+    const namespace = obj.metadata?.namespace;
+    try {
+      return await this.client.create<T>(kindPath(kind, namespace), obj);
+    } catch (err) {
+      if (!(err instanceof HttpStatusError && err.status === 409)) throw err;
+      const existing = await this.get<T>(kind, namespace, obj.metadata?.name ?? "");
+      if (existing === undefined) throw new Error(`${kind.kind} ${obj.metadata?.name ?? ""} conflicted on create but is gone; retrying`, { cause: err });
+      return existing;
+    }
+  }
+
+  /** Deletes; true once it is gone (absent already), false while it still exists. */
+  async delete(kind: InfraKind, namespace: string | undefined, name: string): Promise<boolean> {
+    try {
+      await this.client.delete(kindPath(kind, namespace, name), { query: { propagationPolicy: "Background" } });
+    } catch (err) {
+      if (err instanceof HttpStatusError && err.status === 404) return true;
+      throw err;
+    }
+    return (await this.get(kind, namespace, name)) === undefined;
+  }
+}

@@ -1,0 +1,392 @@
+/**
+ * One provisioning pass of a KubernetesCluster, level-triggered: read the
+ * tenant's inputs and the infrastructure as it is, decide, apply what is
+ * missing in dependency order (each step only once the one before it has
+ * reported the ids it needs), and say where things stand.
+ *
+ * Inputs are checked before anything is created: bad credentials, an
+ * unsatisfiable MachineCapabilities or a change the cloud cannot make in
+ * place stop the pass with a condition, and nothing exists on the
+ * infrastructure cluster that did not before.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import type { KubernetesCluster, ProviderMachineFlavor } from "@edgeconnect/api";
+import {
+  CLUSTER_V3,
+  clusterObjectNames,
+  CONDITION,
+  CROSSPLANE_PROVIDER_CONFIG,
+  eipAddress,
+  EIP_V1,
+  isSoldOut,
+  KEYPAIR_V2,
+  managedResourceState,
+  matchFlavor,
+  namespaceOwner,
+  NODE_POOL_V3,
+  observedId,
+  openSshPublicKey,
+  ownerAnnotations,
+  ownerLabels,
+  refusedChanges,
+  renderCluster,
+  renderCredentialsSecret,
+  renderCrossplaneProviderConfig,
+  renderEip,
+  renderKeypair,
+  renderNodePool,
+  renderSubnet,
+  renderVpc,
+  SUBNET_V1,
+  subnetNetworkId,
+  tenantNamespace,
+  toGiB,
+  VPC_V1,
+  type ClusterObjectNames,
+  type FlavorChoice,
+} from "@edgeconnect/provisioning";
+import { tenantMessage, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
+import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
+import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
+import { ensureKubeconfig } from "./kubeconfig-secret.js";
+import { observeInfrastructure, type Observed, type ObservedInfrastructure } from "./observed-infrastructure.js";
+import type { StatusReport } from "./status-report.js";
+
+
+export interface ProvisionContext extends CredentialsContext {
+  readonly infra: InfrastructureCluster;
+  readonly flavors: () => readonly DeepReadonly<ProviderMachineFlavor>[];
+  readonly kubeconfigValidityDays: number;
+  readonly now: () => Date;
+}
+
+export interface Pass {
+  readonly request: Request;
+  readonly scope: ClusterScope;
+  readonly signal: AbortSignal;
+  readonly writes: InfrastructureWrites;
+}
+
+/** How often a cluster that is not Ready is looked at again without any watch event: a safety net, not the driver. */
+export const RESYNC_PROVISIONING_MS = 30_000;
+export const RESYNC_READY_MS = 10 * 60_000;
+
+export async function provision(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, report: StatusReport): Promise<{ requeueAfterMs: number }> {
+  const spec = kc.spec;
+  const { request } = pass;
+  if (spec === undefined) {
+    report.fail(CONDITION.CredentialsValid, "InvalidSpec", "spec is missing");
+    return { requeueAfterMs: RESYNC_READY_MS };
+  }
+  const namespace = tenantNamespace(request.cluster);
+  const names = clusterObjectNames(request.namespace, request.name, request.cluster);
+  const observed = observeInfrastructure(context.infra, namespace.name, request, names);
+
+  const credentials = await resolveCredentials(context, pass.scope, request.namespace, spec.providerRef.configRef.name, pass.signal);
+  if (!credentials.ok) {
+    report.fail(CONDITION.CredentialsValid, credentials.reason, credentials.message, credentials.transient === true ? "Unknown" : "False");
+    if (credentials.transient === true) throw new Error(credentials.message);
+    return { requeueAfterMs: credentials.retryAfterMs ?? RESYNC_PROVISIONING_MS };
+  }
+  report.pass(CONDITION.CredentialsValid, "Accepted", `OTC IAM accepted the credentials of ProviderConfig "${spec.providerRef.configRef.name}"`);
+
+  const choice = chooseFlavor(context, pass, kc, observed, names);
+  if (!choice.ok) {
+    report.fail(CONDITION.FlavorMatched, choice.reason ?? "NoMatchingFlavor", choice.message);
+    report.flavor(undefined, choice.rejected, kc.status?.flavor?.soldOut ?? []);
+    return { requeueAfterMs: RESYNC_PROVISIONING_MS };
+  }
+  report.pass(CONDITION.FlavorMatched, choice.source === "Pinned" ? "Pinned" : "Matched", choice.reason);
+
+  const refused = refusedChanges(desiredShape(kc), observedShape(observed));
+  if (refused.length > 0) {
+    report.refuse("UnsupportedChange", `${refused.join("; ")}; or create a new KubernetesCluster`);
+    return { requeueAfterMs: RESYNC_READY_MS };
+  }
+
+  const owned = await claimNamespace(pass.writes, namespace, request.cluster);
+  if (!owned) {
+    report.refuse("TenantNamespaceConflict", "the infrastructure namespace of this workspace belongs to another workspace; nothing was created. Contact the platform team");
+    return { requeueAfterMs: RESYNC_READY_MS };
+  }
+
+  const labels = ownerLabels({ ...request, uid: kc.metadata?.uid ?? "" });
+  const annotations = ownerAnnotations({ ...request, uid: kc.metadata?.uid ?? "" });
+  const meta = (name: string) => ({ name, namespace: namespace.name, labels, annotations });
+  const pcName = names.providerConfig(request.namespace, spec.providerRef.configRef.name);
+  const secretName = names.credentialsSecret(request.namespace, spec.providerRef.configRef.name);
+  await pass.writes.apply(SECRETS, renderCredentialsSecret(meta(secretName), credentials.credentials));
+  await pass.writes.apply(CROSSPLANE_PROVIDER_CONFIG, renderCrossplaneProviderConfig(meta(pcName), secretName));
+  const common = { providerConfigName: pcName, region: credentials.credentials.region };
+
+  const publicKey = await sshPublicKey(pass.writes, meta(names.keypair));
+  await pass.writes.apply(KEYPAIR_V2, renderKeypair({ ...common, metadata: meta(names.keypair), name: names.otc.keypair, publicKey }));
+  await pass.writes.apply(EIP_V1, renderEip({ ...common, metadata: meta(names.eip), name: names.otc.eip }));
+
+  const network = await ensureNetwork(pass, kc, observed, names, meta, common);
+  report.step(CONDITION.NetworkReady, network.condition);
+
+  const address = managedResourceState(observed.eip).state === "Ready" ? eipAddress(observed.eip) : undefined;
+  if (network.vpcId !== undefined && network.networkId !== undefined && address !== undefined) {
+    await pass.writes.apply(
+      CLUSTER_V3,
+      renderCluster({
+        ...common,
+        metadata: meta(names.cluster),
+        name: names.otc.cluster,
+        kubernetesVersion: spec.kubernetes.version,
+        vpcId: network.vpcId,
+        subnetNetworkId: network.networkId,
+        eipAddress: address,
+        ...(spec.availableZone === undefined ? {} : { availableZone: spec.availableZone }),
+      }),
+    );
+  }
+  const controlPlane = stateCondition(observed.cluster, "the CCE cluster");
+  report.step(CONDITION.ControlPlaneReady, controlPlane);
+  const clusterId = controlPlane.status === "True" ? observedId(observed.cluster) : undefined;
+  if (clusterId !== undefined) report.clusterId(clusterId);
+
+  const keypairReady = managedResourceState(observed.keypair).state === "Ready";
+  let poolChoice: Choice = choice;
+  if (clusterId !== undefined && keypairReady) {
+    poolChoice = await ensureNodePool(context, pass, kc, observed, names, meta, { ...common, clusterId, keypairName: names.otc.keypair }, choice, report);
+  } else {
+    report.step(CONDITION.NodePoolReady, { status: "Unknown", reason: "WaitingForControlPlane", message: "the node pool is created once the control plane is ready" });
+  }
+  report.flavor(poolChoice.ok ? poolChoice : undefined, poolChoice.rejected, report.soldOut());
+
+  if (clusterId !== undefined) {
+    const kubeconfig = await ensureKubeconfig(context, pass, kc, names.kubeconfigSecret, clusterId, credentials.credentials);
+    report.step(CONDITION.KubeconfigReady, kubeconfig.condition);
+    if (kubeconfig.server !== undefined) report.endpoint(kubeconfig.server, names.kubeconfigSecret);
+  } else {
+    report.step(CONDITION.KubeconfigReady, { status: "Unknown", reason: "WaitingForControlPlane", message: "the kubeconfig is issued once the control plane is ready" });
+  }
+  return { requeueAfterMs: report.ready ? RESYNC_READY_MS : RESYNC_PROVISIONING_MS };
+}
+
+type Meta = (name: string) => { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
+interface Common {
+  readonly providerConfigName: string;
+  readonly region: string;
+}
+export interface StepCondition {
+  readonly status: "True" | "False" | "Unknown";
+  readonly reason: string;
+  readonly message: string;
+}
+
+function forProvider(mr: Observed | undefined): Readonly<Record<string, unknown>> | undefined {
+  return (mr?.spec as { forProvider?: Record<string, unknown> } | undefined)?.forProvider;
+}
+
+/** A managed resource's state as a condition the tenant can read. */
+function stateCondition(mr: Observed | undefined, what: string): StepCondition {
+  const state = managedResourceState(mr);
+  switch (state.state) {
+    case "Ready":
+      return { status: "True", reason: "Available", message: `${what} is available` };
+    case "Failed":
+      return { status: "False", reason: state.reason, message: tenantMessage(`${what} failed: ${state.message}`) };
+    case "Absent":
+      return { status: "Unknown", reason: "Creating", message: `${what} is being requested` };
+    default:
+      return { status: "Unknown", reason: state.reason, message: tenantMessage(`${what}: ${state.message}`) };
+  }
+}
+
+function desiredShape(kc: DeepReadonly<KubernetesCluster>): Parameters<typeof refusedChanges>[0] {
+  const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
+  return {
+    kubernetesVersion: spec.kubernetes.version,
+    ...(spec.availableZone === undefined ? {} : { availableZone: spec.availableZone }),
+    nodeAvailableZone: spec.nodeAvailableZone ?? "random",
+    nodeDiskGiB: toGiB(spec.nodeDiskSize),
+    ...(spec.vpcID === undefined ? {} : { vpcID: spec.vpcID }),
+    ...(spec.subnetID === undefined ? {} : { subnetID: spec.subnetID }),
+  };
+}
+
+/** What the cloud already has, from the specs we applied (only fields the cloud cannot change in place). */
+function observedShape(observed: ObservedInfrastructure): Parameters<typeof refusedChanges>[1] {
+  const cluster = forProvider(observed.cluster);
+  const pool = observed.nodePools.map(forProvider).find((fp) => fp !== undefined);
+  const masters = cluster?.masters as readonly { availabilityZone?: string }[] | undefined;
+  const disks = pool?.dataVolumes as readonly { size?: number }[] | undefined;
+  const shape: Record<string, unknown> = {
+    clusterVersion: cluster?.clusterVersion,
+    masterZone: masters?.[0]?.availabilityZone,
+    nodePoolZone: pool?.availabilityZone,
+    nodeDiskGiB: disks?.[0]?.size,
+    vpcId: cluster?.vpcId,
+  };
+  return Object.fromEntries(Object.entries(shape).filter(([, value]) => value !== undefined));
+}
+
+type Choice = ReturnType<typeof matchFlavor> & { reason?: string };
+
+/**
+ * The flavor and zone of the node pool: the one a healthy pool already has
+ * (a catalogue change must not replace running nodes), else the user's pin,
+ * else the smallest match, skipping what was found sold out.
+ */
+function chooseFlavor(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames): Choice {
+  const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
+  const capabilities = pass.scope.lister(context.resources.capabilities).get(pass.request.namespace, spec.machineCapabilitiesRef.name);
+  if (capabilities?.spec === undefined) {
+    return {
+      ok: false,
+      reason: "MachineCapabilitiesNotFound",
+      message: `MachineCapabilities "${spec.machineCapabilitiesRef.name}" does not exist in namespace "${pass.request.namespace}"; create it or change spec.machineCapabilitiesRef.name`,
+      rejected: [],
+    };
+  }
+  const zone = spec.nodeAvailableZone ?? "random";
+  const match = matchFlavor({
+    providerType: spec.providerRef.type,
+    capabilities: capabilities.spec,
+    flavors: context.flavors() as ProviderMachineFlavor[],
+    zone,
+    ...(spec.nodeFlavor === undefined ? {} : { pinned: spec.nodeFlavor }),
+    exclude: (kc.status?.flavor?.soldOut ?? []).map((entry) => ({ flavor: entry.flavor, zone: entry.zone })),
+  });
+  const current = observed.nodePools.find((pool) => pool.metadata?.deletionTimestamp === undefined && !isSoldOut(pool));
+  const currentFlavor = forProvider(current)?.flavor as string | undefined;
+  const currentZone = forProvider(current)?.availabilityZone as string | undefined;
+  if (current !== undefined && currentFlavor !== undefined && currentZone !== undefined && current.metadata?.name === names.nodePool(currentFlavor, currentZone)) {
+    if (spec.nodeFlavor !== undefined && spec.nodeFlavor !== currentFlavor) {
+      return {
+        ok: false,
+        reason: "UnsupportedChange",
+        message: `nodeFlavor cannot change from ${currentFlavor} to ${spec.nodeFlavor} in place; set it back to ${currentFlavor}`,
+        rejected: [],
+      };
+    }
+    const source = kc.status?.flavor?.source ?? (spec.nodeFlavor === undefined ? "Matched" : "Pinned");
+    return { ok: true, flavor: currentFlavor, zone: currentZone, source, reason: `the node pool runs ${currentFlavor}`, rejected: match.rejected };
+  }
+  return match;
+}
+
+/** Creates the namespace of the tenant, or confirms it is the tenant's; false if another workspace holds it. */
+async function claimNamespace(writes: InfrastructureWrites, namespace: ReturnType<typeof tenantNamespace>, cluster: string): Promise<boolean> {
+  const desired = { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace.name, labels: namespace.labels, annotations: namespace.annotations } };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const existing = (await writes.getNamespace(namespace.name)) ?? (await writes.createNamespace(desired));
+    if (existing !== undefined) return namespaceOwner(existing, cluster) === "ours";
+  }
+  throw new Error(`namespace ${namespace.name} appeared and vanished while it was being created; retrying`);
+}
+
+/** The node-pool login key: made once, kept in a Secret beside the managed resources so a restart reuses it. */
+async function sshPublicKey(writes: InfrastructureWrites, metadata: ReturnType<Meta>): Promise<string> {
+  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const jwk = publicKey.export({ format: "jwk" }) as { kty: "RSA"; n: string; e: string };
+  const secret = await writes.createIfAbsent(SECRETS, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata,
+    type: "kubernetes.io/ssh-auth",
+    data: {
+      "ssh-privatekey": Buffer.from(privateKey.export({ type: "pkcs1", format: "pem" })).toString("base64"),
+      "ssh-publickey": Buffer.from(openSshPublicKey(jwk)).toString("base64"),
+    },
+  } as never);
+  const stored = (secret as { data?: Record<string, string> }).data?.["ssh-publickey"];
+  if (stored === undefined) throw new Error(`the node login key Secret ${metadata.name} has no ssh-publickey`);
+  return Buffer.from(stored, "base64").toString("utf8");
+}
+
+interface Network {
+  readonly vpcId?: string;
+  readonly networkId?: string;
+  readonly condition: StepCondition;
+}
+
+/** The VPC and subnet: the user's, or ours (created only when the spec names none). */
+async function ensureNetwork(pass: Pass, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames, meta: Meta, common: Common): Promise<Network> {
+  const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
+  if (spec.vpcID !== undefined && spec.subnetID !== undefined) {
+    return { vpcId: spec.vpcID, networkId: spec.subnetID, condition: { status: "True", reason: "Provided", message: "using the VPC and subnet named in the spec" } };
+  }
+  await pass.writes.apply(VPC_V1, renderVpc({ ...common, metadata: meta(names.vpc), name: names.otc.vpc }));
+  const vpc = stateCondition(observed.vpc, "the VPC");
+  const vpcId = vpc.status === "True" ? observedId(observed.vpc) : undefined;
+  if (vpcId === undefined) return { condition: vpc };
+  await pass.writes.apply(SUBNET_V1, renderSubnet({ ...common, metadata: meta(names.subnet), name: names.otc.subnet, vpcId }));
+  const subnet = stateCondition(observed.subnet, "the subnet");
+  const networkId = subnet.status === "True" ? subnetNetworkId(observed.subnet) : undefined;
+  if (networkId === undefined) return { vpcId, condition: subnet };
+  return { vpcId, networkId, condition: { status: "True", reason: "Available", message: "the VPC and subnet are available" } };
+}
+
+/**
+ * The worker node pool at the chosen flavor and zone. A pool found SoldOut
+ * is recorded in status first (so a restart remembers it), then, for a
+ * matched flavor, the next candidate gets a new pool and the sold-out one
+ * goes; a pinned flavor stays and the tenant is told what to change.
+ */
+async function ensureNodePool(
+  context: ProvisionContext,
+  pass: Pass,
+  kc: DeepReadonly<KubernetesCluster>,
+  observed: ObservedInfrastructure,
+  names: ClusterObjectNames,
+  meta: Meta,
+  common: Common & { clusterId: string; keypairName: string },
+  initial: Choice,
+  report: StatusReport,
+): Promise<Choice> {
+  const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
+  let choice = initial as FlavorChoice & Choice;
+  for (;;) {
+    const name = names.nodePool(choice.flavor, choice.zone);
+    const pool = observed.nodePools.find((candidate) => candidate.metadata?.name === name);
+    if (pool === undefined || !isSoldOut(pool) || pool.metadata?.deletionTimestamp !== undefined) break;
+    if (choice.source === "Pinned") {
+      report.step(CONDITION.NodePoolReady, {
+        status: "False",
+        reason: "SoldOut",
+        message: `OTC has no capacity for flavor ${choice.flavor} in ${choice.zone === "random" ? "any zone" : `zone ${choice.zone}`}; set spec.nodeFlavor to another offered flavor, set nodeAvailableZone to random, or lower nodeCount`,
+      });
+      return choice;
+    }
+    const soldOut = report.addSoldOut(choice.flavor, choice.zone);
+    await report.flush(pass);
+    const next = matchFlavor({
+      providerType: spec.providerRef.type,
+      capabilities: pass.scope.lister(context.resources.capabilities).get(pass.request.namespace, spec.machineCapabilitiesRef.name)?.spec ?? { vCPUCount: 0, memorySize: 0 },
+      flavors: context.flavors() as ProviderMachineFlavor[],
+      zone: spec.nodeAvailableZone ?? "random",
+      exclude: soldOut,
+    });
+    if (!next.ok) {
+      report.step(CONDITION.NodePoolReady, { status: "False", reason: "SoldOut", message: `every matching flavor is sold out (${soldOut.map((entry) => entry.flavor).join(", ")}); ${next.message}` });
+      return next;
+    }
+    report.event("Warning", "FlavorSoldOut", `flavor ${choice.flavor} is sold out in ${choice.zone === "random" ? "every zone" : `zone ${choice.zone}`}; moving the node pool to ${next.flavor}`);
+    choice = next;
+  }
+  const name = names.nodePool(choice.flavor, choice.zone);
+  await pass.writes.apply(
+    NODE_POOL_V3,
+    renderNodePool({
+      ...common,
+      metadata: meta(name),
+      name: names.otc.nodePool(choice.flavor, choice.zone),
+      flavor: choice.flavor,
+      availabilityZone: choice.zone,
+      nodeCount: spec.nodeCount,
+      nodeDiskGiB: toGiB(spec.nodeDiskSize),
+    }),
+  );
+  for (const stale of observed.nodePools) {
+    if (stale.metadata?.name !== name && stale.metadata?.deletionTimestamp === undefined) await pass.writes.delete(NODE_POOL_V3, stale.metadata?.namespace, stale.metadata?.name ?? "");
+  }
+  const pool = observed.nodePools.find((candidate) => candidate.metadata?.name === name);
+  const scaled = (forProvider(pool)?.initialNodeCount as number | undefined) === spec.nodeCount;
+  const condition = stateCondition(pool, `the node pool (${spec.nodeCount} × ${choice.flavor})`);
+  report.step(CONDITION.NodePoolReady, condition.status === "True" && !scaled ? { status: "Unknown", reason: "Scaling", message: `the node pool is scaling to ${spec.nodeCount} nodes` } : condition);
+  return choice;
+}

@@ -1,0 +1,169 @@
+/**
+ * What one pass learned, written as the KubernetesCluster's status: the
+ * step conditions in order, a summary Ready, the phase, the flavor decision
+ * and where the cluster is reached. Events are recorded for transitions
+ * only (a condition turning False, the cluster turning Ready), so a
+ * reconcile that learns nothing new says nothing new.
+ */
+import type { KubernetesCluster, KubernetesClusterStatus } from "@edgeconnect/api";
+import { CONDITION, STEP_CONDITIONS, summarize, type FlavorChoice } from "@edgeconnect/provisioning";
+import {
+  applyStatus,
+  findCondition,
+  ownedConditions,
+  tenantMessage,
+  type Condition,
+  type ConditionUpdate,
+  type DeepReadonly,
+  type EventRecorder,
+  type EventType,
+} from "@edgeconnect/runtime";
+import type { KubeObject } from "@edgeconnect/kcp-ts";
+import { FIELD_MANAGER } from "../infrastructure/infrastructure-cluster.js";
+import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
+import type { Pass, StepCondition } from "./provision.js";
+
+type Flavor = NonNullable<KubernetesClusterStatus["flavor"]>;
+type SoldOut = NonNullable<Flavor["soldOut"]>[number];
+
+const MAX_SOLD_OUT = 20;
+const MAX_REJECTED = 10;
+
+export class StatusReport {
+  private readonly steps = new Map<string, ConditionUpdate>();
+  private refusal: ConditionUpdate | undefined;
+  private phaseOverride: KubernetesClusterStatus["phase"] | undefined;
+  private flavorStatus: Flavor | undefined;
+  private soldOutList: SoldOut[];
+  private extra: Partial<Pick<KubernetesClusterStatus, "apiEndpoint" | "kubeconfigSecretName" | "clusterID">> = {};
+  private readonly events: { type: EventType; reason: string; message: string }[] = [];
+  private flushed: DeepReadonly<KubernetesCluster>;
+
+  constructor(
+    private readonly kc: DeepReadonly<KubernetesCluster>,
+    private readonly recorder: EventRecorder,
+  ) {
+    this.flushed = kc;
+    this.soldOutList = (kc.status?.flavor?.soldOut ?? []).map((entry) => ({ flavor: entry.flavor, zone: entry.zone }));
+    const status = kc.status;
+    if (status?.apiEndpoint !== undefined) this.extra.apiEndpoint = status.apiEndpoint;
+    if (status?.kubeconfigSecretName !== undefined) this.extra.kubeconfigSecretName = status.kubeconfigSecretName;
+    if (status?.clusterID !== undefined) this.extra.clusterID = status.clusterID;
+  }
+
+  step(type: string, condition: StepCondition): void {
+    this.steps.set(type, { type, ...condition, message: tenantMessage(condition.message) });
+  }
+
+  pass(type: string, reason: string, message: string): void {
+    this.step(type, { status: "True", reason, message });
+  }
+
+  fail(type: string, reason: string, message: string, status: "False" | "Unknown" = "False"): void {
+    this.step(type, { status, reason, message });
+  }
+
+  /** The spec asks for something this controller will not do: Ready says why, nothing more is done. */
+  refuse(reason: string, message: string): void {
+    this.refusal = { type: CONDITION.Ready, status: "False", reason, message: tenantMessage(message) };
+  }
+
+  /** The pass stopped on an error it will retry: Ready says so until the retry knows more. */
+  interrupted(message: string): void {
+    this.refusal = { type: CONDITION.Ready, status: "Unknown", reason: "ReconcileError", message: tenantMessage(message) };
+  }
+
+  deleting(message: string): void {
+    this.phaseOverride = "Deleting";
+    this.refusal = { type: CONDITION.Ready, status: "False", reason: "Deleting", message };
+  }
+
+  flavor(choice: (FlavorChoice & { reason?: string }) | undefined, rejected: readonly { flavor: string; reason: string }[], soldOut: readonly SoldOut[]): void {
+    const kept = rejected.slice(0, MAX_REJECTED).map((entry) => ({ flavor: entry.flavor, reason: entry.reason }));
+    this.flavorStatus =
+      choice === undefined
+        ? this.flavorStatus
+        : {
+            name: choice.flavor,
+            zone: choice.zone,
+            source: choice.source,
+            reason: choice.reason ?? "",
+            ...(kept.length > 0 ? { rejected: kept } : {}),
+            ...(soldOut.length > 0 ? { soldOut: [...soldOut] } : {}),
+          };
+    if (choice === undefined && soldOut.length > 0 && this.flavorStatus !== undefined) this.flavorStatus = { ...this.flavorStatus, soldOut: [...soldOut] };
+  }
+
+  /** Records a sold-out candidate (bounded, oldest dropped); returns every one known. */
+  addSoldOut(flavor: string, zone: string): SoldOut[] {
+    if (!this.soldOutList.some((entry) => entry.flavor === flavor && entry.zone === zone)) this.soldOutList = [...this.soldOutList, { flavor, zone }].slice(-MAX_SOLD_OUT);
+    if (this.flavorStatus !== undefined) this.flavorStatus = { ...this.flavorStatus, soldOut: this.soldOutList };
+    else this.flavorStatus = { name: flavor, zone, source: "Matched", reason: "sold out", soldOut: this.soldOutList };
+    return this.soldOutList;
+  }
+
+  soldOut(): SoldOut[] {
+    return this.soldOutList;
+  }
+
+  clusterId(id: string): void {
+    this.extra.clusterID = id;
+  }
+
+  endpoint(server: string, secretName: string): void {
+    this.extra.apiEndpoint = server;
+    this.extra.kubeconfigSecretName = secretName;
+  }
+
+  event(type: EventType, reason: string, message: string): void {
+    this.events.push({ type, reason, message });
+  }
+
+  get ready(): boolean {
+    return this.summary().ready.status === "True";
+  }
+
+  /** Writes the status and the Events of what changed since the object was read (or last flushed). */
+  async flush(pass: Pick<Pass, "scope" | "signal" | "request">): Promise<void> {
+    const { ready, phase } = this.summary();
+    const generation = this.kc.metadata?.generation;
+    const updates = [...STEP_CONDITIONS.map((type) => this.steps.get(type) ?? waiting(type)), ready];
+    const previous = this.flushed.status?.conditions as readonly Condition[] | undefined;
+    const conditions = ownedConditions(previous, updates, generation);
+    const status: KubernetesClusterStatus = {
+      phase: this.phaseOverride ?? phase,
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      conditions,
+      ...(this.flavorStatus === undefined ? {} : { flavor: this.flavorStatus }),
+      ...this.extra,
+    };
+    const path = kubernetesClusterPath(pass.request.namespace, pass.request.name);
+    const written = await applyStatus<KubernetesCluster & KubeObject>(pass.scope.client, path, this.kc, status, FIELD_MANAGER, { signal: pass.signal });
+    this.recordTransitions(previous, updates);
+    this.flushed = written;
+  }
+
+  private summary(): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
+    const steps = STEP_CONDITIONS.map((type) => this.steps.get(type) ?? waiting(type));
+    const summary = summarize(steps);
+    if (this.refusal !== undefined) return { ready: this.refusal, phase: this.phaseOverride ?? (this.refusal.status === "False" ? "Failed" : summary.phase) };
+    return { ready: summary.ready, phase: summary.phase };
+  }
+
+  private recordTransitions(previous: readonly Condition[] | undefined, updates: readonly ConditionUpdate[]): void {
+    const subject = this.kc as unknown as KubeObject;
+    for (const update of updates) {
+      const before = findCondition(previous, update.type);
+      const changed = before?.status !== update.status || before?.reason !== update.reason;
+      if (!changed) continue;
+      if (update.status === "False" && update.type !== CONDITION.Ready) this.recorder.event(subject, "Warning", update.reason, update.message);
+      if (update.type === CONDITION.Ready && update.status === "True") this.recorder.event(subject, "Normal", "ClusterReady", update.message);
+      if (update.type === CONDITION.Ready && update.status === "False" && this.refusal !== undefined && update.reason !== "Deleting") this.recorder.event(subject, "Warning", update.reason, update.message);
+    }
+    for (const event of this.events.splice(0)) this.recorder.event(subject, event.type, event.reason, event.message);
+  }
+}
+
+function waiting(type: string): ConditionUpdate {
+  return { type, status: "Unknown", reason: "Waiting", message: "waiting for the steps before this one" };
+}

@@ -1,0 +1,197 @@
+/**
+ * Assembles the provider-controller: the APIExport's virtual workspaces
+ * (our kinds and the claimed Secrets of every bound workspace), the flavor
+ * catalogue in the provider workspace, our managed resources on the
+ * infrastructure cluster, two controllers, tenant Events, the OTC gateway,
+ * metrics and probes, and leader election on a Lease on the infrastructure
+ * cluster (where the writes go).
+ *
+ * Owns wiring only: which change wakes which object.
+ */
+import type { KubernetesCluster, ProviderConfig, ProviderMachineFlavor } from "@edgeconnect/api";
+import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import {
+  ApiExportSource,
+  combineHandlers,
+  Controller,
+  enqueueMapped,
+  enqueueObject,
+  EventRecorder,
+  LeaderElector,
+  LeaseLock,
+  Reflector,
+  RuntimeMetrics,
+  runManager,
+  Store,
+  type ClusterScope,
+  type ControllerLogger,
+  type DeepReadonly,
+  type Request,
+  type RequestSink,
+} from "@edgeconnect/runtime";
+import type { ProviderControllerFlags } from "../cli/flags.js";
+import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.js";
+import { ownerRequest } from "../infrastructure/owner.js";
+import { FINALIZER, KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
+import { MANAGED_KINDS } from "../kubernetes-cluster/observed-infrastructure.js";
+import { OtcGateway } from "../otc/otc-gateway.js";
+import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
+import { PLATFORM_API, tenantResources, type Secret } from "../tenant/tenant-resources.js";
+
+export const COMPONENT = "provider-controller";
+
+export interface ProviderManagerOptions {
+  readonly flags: ProviderControllerFlags;
+  /** On the provider workspace. */
+  readonly kcp: RestClient;
+  readonly infra: RestClient;
+  readonly logger: ControllerLogger;
+  readonly identity: string;
+  readonly metrics?: RuntimeMetrics;
+  readonly onListening?: (ports: { metrics: number; probes: number }) => void;
+}
+
+type Cluster = DeepReadonly<KubernetesCluster & KubeObject>;
+/** What the event mappers read of any object: where it lives. */
+type Scoped = { readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly annotations?: Readonly<Record<string, string>> } };
+
+/** Runs until `signal` aborts; rejects with LeadershipLostError when the Lease is lost. */
+export async function runProviderManager(options: ProviderManagerOptions, signal: AbortSignal): Promise<void> {
+  const { flags, logger } = options;
+  const metrics = options.metrics ?? new RuntimeMetrics();
+  const gateway = new OtcGateway({
+    concurrency: flags.otcConcurrencyPerCredentials,
+    timeoutMs: flags.otcTimeoutMs,
+    verdictTtlMs: flags.credentialCacheTtlMs,
+  });
+  // The handlers below run only once the sources have started, when everything they name exists.
+  const clusterSink: RequestSink = { enqueue: (request) => clusterController.enqueue(request) };
+  const configSink: RequestSink = { enqueue: (request) => configController.enqueue(request) };
+  const clusters = (): Cluster[] => source.list(resources.clusters);
+  const clustersIn = (obj: Scoped, match: (kc: Cluster) => boolean): Request[] =>
+    clusters()
+      .filter((kc) => clusterOf(kc) === clusterOf(obj) && kc.metadata?.namespace === obj.metadata?.namespace && match(kc))
+      .map(requestOf);
+  const configsUsing = (secret: DeepReadonly<Secret>): DeepReadonly<ProviderConfig & KubeObject>[] =>
+    source.list(resources.providerConfigs).filter((pc) => {
+      const ref = pc.spec?.credentials.secretRef;
+      return clusterOf(pc) === clusterOf(secret) && ref?.name === secret.metadata?.name && (ref?.namespace ?? pc.metadata?.namespace) === secret.metadata?.namespace;
+    });
+  const usesConfig = (pc: DeepReadonly<ProviderConfig & KubeObject>) => (kc: Cluster) => kc.spec?.providerRef.configRef.name === pc.metadata?.name;
+
+  const resources = tenantResources({
+    clusters: enqueueObject(clusterSink),
+    providerConfigs: combineHandlers(enqueueObject(configSink), enqueueMapped(clusterSink, (pc) => clustersIn(pc, usesConfig(pc)))),
+    capabilities: enqueueMapped(clusterSink, (mc) => clustersIn(mc, (kc) => kc.spec?.machineCapabilitiesRef.name === mc.metadata?.name)),
+    secrets: combineHandlers(
+      enqueueMapped(configSink, (secret) => configsUsing(secret).map(requestOf)),
+      enqueueMapped(clusterSink, (secret) => [
+        ...configsUsing(secret).flatMap((pc) => clustersIn(pc, usesConfig(pc))),
+        ...clustersIn(secret, (kc) => `${kc.metadata?.name ?? ""}-kubeconfig` === secret.metadata?.name),
+      ]),
+    ),
+  });
+  const source = new ApiExportSource({
+    provider: options.kcp,
+    sliceName: flags.apiExportEndpointSlice,
+    resources: [resources.clusters, resources.providerConfigs, resources.capabilities, resources.secrets],
+    onDisengage: (cluster) => {
+      for (const controller of [clusterController, configController]) controller.abortInFlight((request) => request.cluster === cluster, "the workspace left this controller's view");
+    },
+    logger,
+  });
+  // Events outlive the reconcile that records them: their client is bound to no reconcile's signal.
+  const unbound = new AbortController().signal;
+  const recorder = new EventRecorder({
+    client: (regarding) => {
+      const cluster = clusterOf(regarding);
+      return cluster === undefined ? undefined : source.scopeFor(cluster, unbound)?.client;
+    },
+    component: COMPONENT,
+    instance: options.identity,
+    logger,
+    audience: "tenant",
+  });
+
+  const flavors = new Store<ProviderMachineFlavor & KubeObject>();
+  const infra = new InfrastructureCluster(options.infra, logger);
+  const context = {
+    resources,
+    gateway,
+    allowedAuthUrls: flags.allowedAuthUrls,
+    infra,
+    flavors: () => flavors.list(),
+    kubeconfigValidityDays: flags.kubeconfigValidityDays,
+    now: () => new Date(),
+    recorder,
+  };
+  const scope = (request: Request, reconcileSignal: AbortSignal): ClusterScope | undefined => source.scopeFor(request.cluster, reconcileSignal);
+  const clusterController = new Controller<ClusterScope>({
+    name: "kubernetesclusters",
+    maxConcurrentReconciles: flags.maxConcurrentReconciles,
+    reconciler: new KubernetesClusterReconciler(context),
+    scope,
+    metrics,
+    logger,
+  });
+  const configController = new Controller<ClusterScope>({
+    name: "providerconfigs",
+    maxConcurrentReconciles: Math.max(1, Math.floor(flags.maxConcurrentReconciles / 2)),
+    reconciler: new ProviderConfigReconciler(context),
+    scope,
+    metrics,
+    logger,
+  });
+
+  const wakeAll = (): void => {
+    for (const kc of clusters()) if (kc.metadata?.finalizers?.includes(FINALIZER) !== true || kc.status?.phase !== "Ready") clusterController.enqueue(requestOf(kc));
+  };
+  const catalogue = new Reflector<ProviderMachineFlavor & KubeObject>({
+    client: options.kcp,
+    path: `${PLATFORM_API}/providermachineflavors`,
+    store: flavors,
+    handlers: { added: wakeAll, updated: wakeAll, deleted: wakeAll },
+    logger,
+  });
+  for (const kind of MANAGED_KINDS) {
+    infra.watch(kind, enqueueMapped(clusterController, (obj) => {
+      const owner = ownerRequest(obj);
+      return owner === undefined ? [] : [owner];
+    }));
+  }
+
+  try {
+    await runManager(
+      {
+        flags,
+        metrics,
+        sources: { apiexport: source, flavors: catalogue, ...infra.sources() },
+        controllers: [clusterController, configController],
+        ...(flags.leaderElect
+          ? {
+              leaderElector: (lead) =>
+                new LeaderElector({
+                  lock: new LeaseLock(options.infra, flags.leaderElectNamespace, flags.leaderElectName),
+                  identity: options.identity,
+                  onStartedLeading: lead,
+                  onLeadershipChange: (leading) => {
+                    metrics.setLeader(flags.leaderElectName, leading);
+                    logger.info({ identity: options.identity, leading }, "leadership changed");
+                  },
+                  onError: (err) => logger.warn({ err }, "leader election"),
+                }),
+            }
+          : {}),
+        ...(options.onListening ? { onListening: options.onListening } : {}),
+      },
+      signal,
+    );
+  } finally {
+    await recorder.flush();
+    gateway.close();
+  }
+}
+
+function requestOf(obj: Scoped & { readonly metadata?: { readonly name?: string } }): Request {
+  return { cluster: clusterOf(obj) ?? "", namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
+}

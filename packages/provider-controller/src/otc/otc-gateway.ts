@@ -1,0 +1,168 @@
+/**
+ * Every call this controller makes to a tenant's OTC account goes through
+ * here: one client per credential set (LRU-bounded, closed on eviction),
+ * a p-queue per set bounding its calls in flight, a deadline per call, and
+ * an LRU with TTL of IAM's verdicts keyed by the credentials' fingerprint.
+ *
+ * The queue is what keeps one tenant's slow IAM from holding every worker:
+ * its reconciles wait behind its own queue, not behind each other's calls.
+ * A rejected credential set is asked again only after a backoff that grows
+ * with each rejection; a tenant who fixes its Secret changes the
+ * fingerprint and is asked at once.
+ */
+import { LRUCache } from "lru-cache";
+import PQueue from "p-queue";
+import {
+  endpointsFromAuthUrl,
+  getCceClusterCert,
+  isCredentialRejection,
+  OtcClient,
+  validateCredentials,
+  type OtcClientOptions,
+} from "@edgeconnect/otc";
+import { credentialFingerprint, type OtcCredentials } from "@edgeconnect/provisioning";
+
+export type CredentialVerdict =
+  | { readonly accepted: true; readonly projectId: string }
+  | { readonly accepted: false; readonly message: string };
+
+export interface OtcGatewayOptions {
+  /** Calls in flight per credential set. */
+  readonly concurrency: number;
+  /** Deadline of one call, queueing included. */
+  readonly timeoutMs: number;
+  /** How long an accepted verdict holds; also the ceiling of the rejection backoff. */
+  readonly verdictTtlMs: number;
+  /** First backoff after a rejection; it doubles per rejection. Default 15 000. */
+  readonly rejectionBackoffMs?: number;
+  /** Credential sets kept at once. Default 1 000. */
+  readonly maxCredentialSets?: number;
+  /** How clients are made; tests inject their own retry settings. */
+  readonly clientOptions?: Pick<OtcClientOptions, "retry" | "timeoutMs">;
+}
+
+interface CredentialSet {
+  readonly client: OtcClient;
+  readonly queue: PQueue;
+  projectClient?: OtcClient;
+}
+
+interface Rejection {
+  readonly count: number;
+  readonly message: string;
+  readonly untilMs: number;
+}
+
+export class OtcGateway {
+  private readonly sets: LRUCache<string, CredentialSet>;
+  private readonly accepted: LRUCache<string, { projectId: string }>;
+  private readonly rejections: LRUCache<string, Rejection>;
+  private readonly inFlight = new Map<string, Promise<CredentialVerdict>>();
+
+  constructor(private readonly options: OtcGatewayOptions) {
+    const max = options.maxCredentialSets ?? 1_000;
+    this.sets = new LRUCache<string, CredentialSet>({
+      max,
+      dispose: (set) => {
+        set.client.close();
+        set.projectClient?.close();
+      },
+    });
+    this.accepted = new LRUCache({ max, ttl: options.verdictTtlMs });
+    this.rejections = new LRUCache({ max });
+  }
+
+  /**
+   * IAM's verdict on `credentials`. Rejects (for the caller to retry with
+   * backoff) when IAM could not be asked: unreachable, 5xx, the deadline.
+   */
+  async verify(credentials: OtcCredentials, signal: AbortSignal): Promise<CredentialVerdict> {
+    const key = credentialFingerprint(credentials);
+    const accepted = this.accepted.get(key);
+    if (accepted !== undefined) return { accepted: true, projectId: accepted.projectId };
+    const rejection = this.rejections.get(key);
+    if (rejection !== undefined && performance.now() < rejection.untilMs) return { accepted: false, message: rejection.message };
+    const running = this.inFlight.get(key);
+    if (running !== undefined) return running;
+    const verdict = this.ask(key, credentials, rejection, signal).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, verdict);
+    return verdict;
+  }
+
+  /** When a rejected credential set will be asked again, for the caller's requeue; undefined if it is not rejected. */
+  retryAfterMs(credentials: OtcCredentials): number | undefined {
+    const rejection = this.rejections.get(credentialFingerprint(credentials));
+    return rejection === undefined ? undefined : Math.max(0, rejection.untilMs - performance.now());
+  }
+
+  /** CCE's kubeconfig for a cluster (holds a client key; the otc package has registered it). */
+  async clusterCertificate(credentials: OtcCredentials, clusterId: string, durationDays: number, signal: AbortSignal): Promise<unknown> {
+    const verdict = await this.verify(credentials, signal);
+    if (!verdict.accepted) throw new Error(`the credentials were rejected: ${verdict.message}`);
+    const set = this.set(credentialFingerprint(credentials), credentials);
+    set.projectClient ??= set.client.withProjectId(verdict.projectId);
+    const client = set.projectClient;
+    return this.call(set, signal, (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded }));
+  }
+
+  close(): void {
+    this.sets.clear();
+  }
+
+  private async ask(key: string, credentials: OtcCredentials, previous: Rejection | undefined, signal: AbortSignal): Promise<CredentialVerdict> {
+    const set = this.set(key, credentials);
+    try {
+      const { projectId } = await this.call(set, signal, (bounded) => validateCredentials(set.client, { signal: bounded }));
+      this.accepted.set(key, { projectId });
+      this.rejections.delete(key);
+      return { accepted: true, projectId };
+    } catch (err) {
+      if (!isCredentialRejection(err)) throw err;
+      const count = (previous?.count ?? 0) + 1;
+      const backoff = Math.min(this.options.verdictTtlMs, (this.options.rejectionBackoffMs ?? 15_000) * 2 ** (count - 1));
+      const message = err instanceof Error ? err.message : String(err);
+      this.rejections.set(key, { count, message, untilMs: performance.now() + backoff });
+      return { accepted: false, message };
+    }
+  }
+
+  /** Runs `call` in the set's queue with the reconcile's signal and the deadline bound together. */
+  private async call<T>(set: CredentialSet, signal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs)]);
+    return set.queue.add<T>(() => call(bounded), { signal: bounded });
+  }
+
+  private set(key: string, credentials: OtcCredentials): CredentialSet {
+    const existing = this.sets.get(key);
+    if (existing !== undefined) return existing;
+    const created: CredentialSet = { client: new OtcClient(clientOptions(credentials, this.options.clientOptions)), queue: new PQueue({ concurrency: this.options.concurrency }) };
+    this.sets.set(key, created);
+    return created;
+  }
+}
+
+function clientOptions(credentials: OtcCredentials, extra: OtcGatewayOptions["clientOptions"] = {}): OtcClientOptions {
+  const endpoints = endpointsFromAuthUrl(credentials.authUrl, credentials.region);
+  if (credentials.mode === "password") {
+    return {
+      ...extra,
+      region: credentials.region,
+      endpoints,
+      credentials: {
+        kind: "password",
+        userName: credentials.userName,
+        password: credentials.password,
+        domainName: credentials.domainName,
+        projectName: credentials.projectName,
+      },
+    };
+  }
+  return {
+    ...extra,
+    region: credentials.region,
+    endpoints,
+    credentials: { accessKey: credentials.accessKey, secretKey: credentials.secretKey },
+    projectName: credentials.projectName,
+    ...(credentials.projectId === undefined ? {} : { projectId: credentials.projectId }),
+  };
+}

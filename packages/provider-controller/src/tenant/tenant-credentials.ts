@@ -1,0 +1,121 @@
+/**
+ * From a tenant's ProviderConfig to credentials IAM accepted, step by step,
+ * each failure with a reason and a message that tells the tenant what to
+ * change. Values read from the Secret are registered as credentials before
+ * anything else sees them, so no log line, Event or status can carry them.
+ */
+import type { ProviderConfig } from "@edgeconnect/api";
+import { parseOtcCredentials, type OtcCredentials } from "@edgeconnect/provisioning";
+import { registerSecret, type ClusterScope, type DeepReadonly } from "@edgeconnect/runtime";
+import { authUrlAllowed } from "../cli/flags.js";
+import type { OtcGateway } from "../otc/otc-gateway.js";
+import type { TenantResources } from "./tenant-resources.js";
+
+export const DEFAULT_SECRET_KEY = "credentials";
+
+export type CredentialsOutcome =
+  | {
+      readonly ok: true;
+      readonly credentials: OtcCredentials;
+      readonly projectId: string;
+      readonly providerConfig: DeepReadonly<ProviderConfig>;
+    }
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      readonly message: string;
+      /** IAM could not be asked: not the tenant's fault, retry with backoff. */
+      readonly transient?: boolean;
+      /** When a rejected set will be asked again. */
+      readonly retryAfterMs?: number;
+      readonly providerConfig?: DeepReadonly<ProviderConfig>;
+    };
+
+export interface CredentialsContext {
+  readonly resources: TenantResources;
+  readonly gateway: OtcGateway;
+  readonly allowedAuthUrls: readonly string[];
+}
+
+/** Reads and checks the credentials `configName` in `namespace` names; asks IAM only when everything else is in order. */
+export async function resolveCredentials(
+  context: CredentialsContext,
+  scope: ClusterScope,
+  namespace: string,
+  configName: string,
+  signal: AbortSignal,
+): Promise<CredentialsOutcome> {
+  const providerConfig = scope.lister(context.resources.providerConfigs).get(namespace, configName);
+  if (providerConfig === undefined) {
+    return {
+      ok: false,
+      reason: "ProviderConfigNotFound",
+      message: `ProviderConfig "${configName}" does not exist in namespace "${namespace}"; create it or change spec.providerRef.configRef.name`,
+    };
+  }
+  const outcome = await checkProviderConfig(context, scope, providerConfig, signal);
+  return outcome.ok ? outcome : { ...outcome, providerConfig };
+}
+
+export async function checkProviderConfig(
+  context: CredentialsContext,
+  scope: ClusterScope,
+  providerConfig: DeepReadonly<ProviderConfig>,
+  signal: AbortSignal,
+): Promise<CredentialsOutcome> {
+  const ref = providerConfig.spec?.credentials.secretRef;
+  const configName = providerConfig.metadata?.name ?? "";
+  if (ref === undefined) {
+    return { ok: false, reason: "InvalidProviderConfig", message: `ProviderConfig "${configName}" has no spec.credentials.secretRef` };
+  }
+  const secretNamespace = ref.namespace ?? providerConfig.metadata?.namespace ?? "";
+  const key = ref.key ?? DEFAULT_SECRET_KEY;
+  const secret = scope.lister(context.resources.secrets).get(secretNamespace, ref.name);
+  if (secret === undefined) {
+    return {
+      ok: false,
+      reason: "SecretNotFound",
+      message: `Secret "${secretNamespace}/${ref.name}" named by ProviderConfig "${configName}" does not exist (or the workspace has not accepted the binding's claim on Secrets); create it with key "${key}"`,
+    };
+  }
+  const encoded = secret.data?.[key];
+  if (encoded === undefined || encoded === "") {
+    return { ok: false, reason: "SecretKeyMissing", message: `Secret "${secretNamespace}/${ref.name}" has no key "${key}"; put the OTC credentials there` };
+  }
+  const text = Buffer.from(encoded, "base64").toString("utf8");
+  registerSecret(text);
+  const parsed = parseOtcCredentials(text);
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      reason: "InvalidCredentials",
+      message: `the credentials in Secret "${secretNamespace}/${ref.name}" key "${key}" cannot be used: ${parsed.problems.join("; ")}`,
+    };
+  }
+  const credentials = parsed.credentials;
+  for (const value of credentialValues(credentials)) registerSecret(value);
+  if (!authUrlAllowed(credentials.authUrl, context.allowedAuthUrls)) {
+    return { ok: false, reason: "AuthUrlNotAllowed", message: "auth_url is not one of the OTC IAM endpoints this platform accepts; use your region's IAM URL" };
+  }
+  let verdict;
+  try {
+    verdict = await context.gateway.verify(credentials, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { ok: false, reason: "IamUnreachable", message: "OTC IAM could not be reached to check the credentials; retrying", transient: true };
+  }
+  if (!verdict.accepted) {
+    const retryAfterMs = context.gateway.retryAfterMs(credentials);
+    return {
+      ok: false,
+      reason: "CredentialsRejected",
+      message: `OTC IAM rejected the credentials: ${verdict.message}; fix them in Secret "${secretNamespace}/${ref.name}"`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+  return { ok: true, credentials, projectId: verdict.projectId, providerConfig };
+}
+
+function credentialValues(credentials: OtcCredentials): string[] {
+  return credentials.mode === "password" ? [credentials.password] : [credentials.accessKey, credentials.secretKey];
+}
