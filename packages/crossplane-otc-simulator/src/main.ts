@@ -10,53 +10,33 @@
  * Logs are JSON lines on stdout; credentials never appear in them.
  */
 import { RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger } from "@edgeconnect/runtime";
-import { parseSimulatorFlags, USAGE, type SimulatorFlags } from "./cli/flags.js";
+import { createLogger, readFlags, shutdownSignal } from "@edgeconnect/runtime";
+import { parseSimulatorFlags, USAGE } from "./cli/flags.js";
 import { missingCrds, runProvider } from "./provider.js";
 
 const NAME = "crossplane-otc-simulator";
 
-function fail(message: string, usage: boolean): void {
-  process.stderr.write(`${NAME}: ${message}\n${usage ? `\n${USAGE}` : ""}`);
+function fail(message: string): void {
+  process.stderr.write(`${NAME}: ${message}\n`);
   process.exitCode = 2;
 }
 
-function configure(argv: readonly string[]): SimulatorFlags | undefined {
-  try {
-    const flags = parseSimulatorFlags(argv);
-    if (flags.help) {
-      process.stdout.write(USAGE);
-      return undefined;
-    }
-    return flags;
-  } catch (err) {
-    fail(err instanceof Error ? err.message : String(err), true);
-    return undefined;
-  }
-}
-
 async function main(): Promise<void> {
-  const flags = configure(process.argv.slice(2));
+  const flags = readFlags(NAME, USAGE, parseSimulatorFlags);
   if (flags === undefined) return;
   let kube: RestClient;
   try {
     kube = flags.kubeconfig === undefined ? RestClient.fromCluster() : RestClient.fromFile(flags.kubeconfig);
   } catch (err) {
-    fail(`cannot load the kubeconfig: ${err instanceof Error ? err.message : String(err)}`, false);
+    fail(`cannot load the kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
     return;
   }
   const logger = createLogger();
-  const shutdown = new AbortController();
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, "shutting down");
-      shutdown.abort();
-    });
-  }
+  const shutdown = shutdownSignal(logger);
   try {
     const missing = await missingCrds(kube, AbortSignal.timeout(30_000));
     if (missing.length > 0) {
-      fail(`the provider's CRDs are not installed on ${kube.server}: ${missing.join(", ")} (install them with installCrds from @edgeconnect/crossplane-otc-simulator)`, false);
+      fail(`the provider's CRDs are not installed on ${kube.server}: ${missing.join(", ")} (install them with installCrds from @edgeconnect/crossplane-otc-simulator)`);
       return;
     }
     logger.info(
@@ -75,7 +55,7 @@ async function main(): Promise<void> {
         logger,
         onListening,
       },
-      shutdown.signal,
+      shutdown,
     );
     logger.info({}, "stopped");
   } finally {

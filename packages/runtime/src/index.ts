@@ -101,12 +101,14 @@ export { GENERIC_TENANT_MESSAGE, MAX_TENANT_MESSAGE_CHARS, tenantMessage } from 
 export { EventRecorder, type EventClient, type EventRecorderOptions, type EventType } from "./events/event-recorder.js";
 
 export { LeaderElector, type LeaderElectorOptions } from "./leader/leader-elector.js";
+export { leaseElection, type LeaseElectionOptions } from "./leader/lease-election.js";
 export { LeaseHolder, type LeaseHolderOptions } from "./leader/lease-holder.js";
 export { LeaseLock, microTime, type Lease, type LeaseClient, type LeaseSpec } from "./leader/lease.js";
 export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions } from "./leader/shard-coordinator.js";
 export { shardedController, type ShardedController, type ShardedControllerOptions } from "./leader/sharded-controller.js";
 
 export { CacheSyncTimeoutError, LeadershipLostError, runManager, waitForCacheSync, type ManagerOptions, type Source } from "./manager/manager.js";
+export { instanceIdentity, readFlags, shutdownSignal } from "./manager/process.js";
 export { clusterLister, type Lister } from "./reflector/lister.js";
 
 export {

@@ -12,8 +12,7 @@ import type { OtcClient } from "@edgeconnect/otc";
 import {
   combineHandlers,
   EventRecorder,
-  LeaderElector,
-  LeaseLock,
+  leaseElection,
   Reflector,
   RuntimeMetrics,
   runManager,
@@ -119,20 +118,17 @@ export async function runControllerManager(options: ControllerManagerOptions, si
         controllers,
         ...(flags.leaderElect
           ? {
-              leaderElector: (lead) =>
-                new LeaderElector({
-                  lock: new LeaseLock(kube, flags.leaderElectNamespace, flags.leaderElectName),
-                  identity: options.identity,
-                  leaseDurationMs: flags.leaseDurationMs,
-                  renewDeadlineMs: flags.renewDeadlineMs,
-                  retryPeriodMs: flags.retryPeriodMs,
-                  onStartedLeading: lead,
-                  onLeadershipChange: (leading) => {
-                    metrics.setLeader(flags.leaderElectName, leading);
-                    logger.info({ identity: options.identity, leading }, "leadership changed");
-                  },
-                  onError: (err) => logger.warn({ err }, "leader election"),
-                }),
+              leaderElector: leaseElection({
+                client: kube,
+                namespace: flags.leaderElectNamespace,
+                name: flags.leaderElectName,
+                identity: options.identity,
+                metrics,
+                logger,
+                leaseDurationMs: flags.leaseDurationMs,
+                renewDeadlineMs: flags.renewDeadlineMs,
+                retryPeriodMs: flags.retryPeriodMs,
+              }),
             }
           : {}),
         ...(options.onListening ? { onListening: options.onListening } : {}),

@@ -17,8 +17,7 @@ import {
   enqueueMapped,
   enqueueObject,
   EventRecorder,
-  LeaderElector,
-  LeaseLock,
+  leaseElection,
   Reflector,
   RuntimeMetrics,
   runManager,
@@ -169,17 +168,14 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
         controllers: [clusterController, configController],
         ...(flags.leaderElect
           ? {
-              leaderElector: (lead) =>
-                new LeaderElector({
-                  lock: new LeaseLock(options.infra, flags.leaderElectNamespace, flags.leaderElectName),
-                  identity: options.identity,
-                  onStartedLeading: lead,
-                  onLeadershipChange: (leading) => {
-                    metrics.setLeader(flags.leaderElectName, leading);
-                    logger.info({ identity: options.identity, leading }, "leadership changed");
-                  },
-                  onError: (err) => logger.warn({ err }, "leader election"),
-                }),
+              leaderElector: leaseElection({
+                client: options.infra,
+                namespace: flags.leaderElectNamespace,
+                name: flags.leaderElectName,
+                identity: options.identity,
+                metrics,
+                logger,
+              }),
             }
           : {}),
         ...(options.onListening ? { onListening: options.onListening } : {}),
