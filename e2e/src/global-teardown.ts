@@ -6,7 +6,7 @@
  * in any Event, object status or captured process log. Credentials are the
  * servers' (kube-apiserver's token, kcp's admin tokens, from their
  * kubeconfigs) and every fake OTC key the test sources hold (`accessKey:
- * "..."`, `secretKey: "..."`, `securityToken: "..."` literals, wherever a
+ * "..."`, `secretKey: "..."`, `securityToken: "..."`, `password: "..."` literals, wherever a
  * fixture or test defines them). Statuses are found generically: every
  * resource whose discovery lists a `/status` subresource, built-in,
  * CRD-backed or (on kcp) bound from an APIExport, in every logical cluster.
@@ -178,11 +178,11 @@ export function kubeconfigCredentials(path: string, name: string): KnownCredenti
   return credentialsOf(kubeConfig).map(({ user, field, value }) => ({ origin: `${name} kubeconfig user "${user}" ${field}`, value }));
 }
 
-const CREDENTIAL_LITERAL = /\b(accessKey|secretKey|securityToken)\s*:\s*"([^"\\\n]+)"/g;
+const CREDENTIAL_LITERAL = /\b(accessKey|secretKey|securityToken|password)\s*:\s*"([^"\\\n]+)"/g;
 
 /**
- * The fake OTC credentials of the test sources: `accessKey`, `secretKey`
- * and `securityToken` string literals in the TypeScript under `dirs`
+ * The fake OTC credentials of the test sources: `accessKey`, `secretKey`,
+ * `securityToken` and `password` string literals in the TypeScript under `dirs`
  * (relative to `root`). Reading them from the sources, rather than keeping
  * a list, covers the next fixture too.
  */

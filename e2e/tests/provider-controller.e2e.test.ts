@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubernetesCluster, ProviderConfig } from "@edgeconnect/api";
-import { Platform } from "@edgeconnect/demo";
+import { orderCluster, Platform } from "@edgeconnect/demo";
 import { fingerprint, HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { connectFromEnv, eventually, Reaper, type Workspace } from "@edgeconnect/testenv";
 
@@ -70,41 +70,8 @@ describeInfra("provider-controller", () => {
   }
 
   async function order(ws: Workspace, account: number, input: Order = {}): Promise<Cluster> {
-    const namespace = input.namespace ?? "default";
-    const name = input.name ?? "my-cluster";
-    const client = ws.client;
-    if (namespace !== "default") await ignoreConflict(client.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
-    if (input.noSecret !== true) {
-      await client.apply(
-        `/api/v1/namespaces/${namespace}/secrets/otc-credentials`,
-        { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials: input.credentials ?? platform.passwordCredentials(account) } },
-        "e2e",
-      );
-    }
-    await client.apply(
-      `${API}/namespaces/${namespace}/providerconfigs/otc`,
-      { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials", key: "credentials" } } } },
-      "e2e",
-    );
-    await client.apply(
-      `${API}/namespaces/${namespace}/machinecapabilities/workers`,
-      { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "MachineCapabilities", metadata: { name: "workers" }, spec: input.capabilities ?? { vCPUCount: 4, memorySize: "8Gi" } },
-      "e2e",
-    );
-    return client.create<Cluster>(`${API}/namespaces/${namespace}/kubernetesclusters`, {
-      apiVersion: "platform.edgeconnect.eu/v1alpha1",
-      kind: "KubernetesCluster",
-      metadata: { name },
-      spec: {
-        machineCapabilitiesRef: { name: "workers" },
-        nodeCount: 2,
-        nodeDiskSize: "100Gi",
-        providerRef: { type: "OTC", configRef: { name: "otc" } },
-        kubernetes: { version: "v1.31" },
-        nodeAvailableZone: "random",
-        ...input.spec,
-      },
-    });
+    if (input.namespace !== undefined) await ignoreConflict(ws.client.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: input.namespace } }));
+    return orderCluster(ws.client, { ...input, credentials: input.noSecret === true ? undefined : (input.credentials ?? platform.passwordCredentials(account)) });
   }
 
   const clusterPath = (namespace: string, name: string): string => `${API}/namespaces/${namespace}/kubernetesclusters/${name}`;
@@ -174,6 +141,9 @@ describeInfra("provider-controller", () => {
     expect(pc.status?.conditions?.find((c) => c.type === "CredentialsValid")).toMatchObject({ status: "True" });
     expect(pc.status?.authMode).toBe("Password");
 
+    const kubeconfigText = Buffer.from((await ws.client.get<KubeObject & { data?: Record<string, string> }>("/api/v1/namespaces/default/secrets/my-cluster-kubeconfig")).data?.kubeconfig ?? "", "base64").toString();
+    const clientKey = /client-key-data: (\S+)/.exec(kubeconfigText)?.[1] ?? "";
+    expect(clientKey.length).toBeGreaterThan(100);
     const workload = await kubeconfigClient(ws);
     const namespaces = await workload.list("/api/v1/namespaces");
     expect(namespaces.items.map((ns) => ns.metadata?.name)).toContain("kube-system");
@@ -183,9 +153,20 @@ describeInfra("provider-controller", () => {
     const namespace = await infraNamespace(ws);
     expect(namespace?.metadata?.annotations?.["platform.edgeconnect.eu/logical-cluster"]).toBe(ws.cluster);
 
-    await ws.client.apply(clusterPath("default", "my-cluster"), { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "KubernetesCluster", metadata: { name: "my-cluster" }, spec: { nodeCount: 3 } }, "e2e-scale");
+    const patch = (spec: object): Promise<unknown> =>
+      ws.client.request("PATCH", clusterPath("default", "my-cluster"), { body: { spec }, contentType: "application/merge-patch+json" });
+    await patch({ kubernetes: { version: "v1.32" } });
+    const refused = await condition(ws, clusterPath("default", "my-cluster"), "Ready", "False", "UnsupportedChange");
+    expect(refused.status?.conditions?.find((c) => c.type === "Ready")?.message).toMatch(/v1\.31/);
+    expect(refused.status?.phase).toBe("Failed");
+    await patch({ kubernetes: { version: "v1.31" }, nodeCount: 3 });
     await eventually(async () => [live(account).servers === 3, `${live(account).servers} servers`], { timeoutMs: 60_000, description: "3 servers" });
     await ready(ws);
+
+    expect(platform.controllerLog).not.toContain(clientKey);
+    expect(platform.controllerLog).not.toContain(platform.tenantCredentials(account).password);
+    const clusterV3s = await platform.infra.list(`/apis/cce.opentelekomcloud.m.crossplane.io/v1alpha1/namespaces/${tenantNamespace(ws)}/clusterv3s`);
+    expect(JSON.stringify(clusterV3s)).not.toContain(clientKey);
 
     const before = platform.otc.faults.requests.length;
     await ws.client.delete(clusterPath("default", "my-cluster"));
@@ -208,9 +189,12 @@ describeInfra("provider-controller", () => {
   it("keeps two tenants with the same namespace and name apart", async () => {
     const a = await tenant("twin-a");
     const b = await tenant("twin-b");
-    await Promise.all([order(a.ws, a.account), order(b.ws, b.account)]);
+    // One tenant in each credentials format of the seed: password lines and AK/SK JSON.
+    await Promise.all([order(a.ws, a.account), order(b.ws, b.account, { credentials: platform.accessKeyCredentials(b.account) })]);
     const [readyA, readyB] = await Promise.all([ready(a.ws), ready(b.ws)]);
     expect(readyA.status?.clusterID).not.toBe(readyB.status?.clusterID);
+    const pcB = await b.ws.client.get<ProviderConfig & KubeObject>(`${API}/namespaces/default/providerconfigs/otc`);
+    expect(pcB.status?.authMode).toBe("AccessKey");
     expect(tenantNamespace(a.ws)).not.toBe(tenantNamespace(b.ws));
     expect(live(a.account).cceClusters).toBe(1);
     expect(live(b.account).cceClusters).toBe(1);
@@ -296,6 +280,27 @@ describeInfra("provider-controller", () => {
       await ws.client.delete(clusterPath(namespace, name));
       await gone(ws, clusterPath(namespace, name));
     }
+  });
+
+  it("refuses a tenant namespace that another workspace holds, and touches nothing in it", async () => {
+    const { ws, account } = await tenant("collision");
+    const namespace = tenantNamespace(ws);
+    // What a fingerprint collision would look like: the namespace exists, made for another logical cluster.
+    await platform.infra.create("/api/v1/namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: namespace, annotations: { "platform.edgeconnect.eu/logical-cluster": `other-${run}` }, labels: { "app.kubernetes.io/managed-by": "provider-controller" } },
+    });
+    await order(ws, account);
+    const refused = await condition(ws, clusterPath("default", "my-cluster"), "Ready", "False", "TenantNamespaceConflict");
+    expect(refused.status?.conditions?.find((c) => c.type === "Ready")?.message).not.toContain(`other-${run}`);
+    const secrets = await platform.infra.list(`/api/v1/namespaces/${namespace}/secrets`);
+    expect(secrets.items).toHaveLength(0);
+    expect(live(account).vpcs).toBe(0);
+    await ws.client.delete(clusterPath("default", "my-cluster"));
+    await gone(ws, clusterPath("default", "my-cluster"));
+    const after = await infraNamespace(ws);
+    expect(after?.metadata?.deletionTimestamp).toBeUndefined();
   });
 
   it("finishes provisioning and teardown after the controller is killed mid-way, leaking nothing", async () => {

@@ -5,4 +5,4 @@
  *
  * @module
  */
-export { DEMO_FLAVORS, Platform, TENANT_WORKSPACE_TYPE, type PlatformOptions, type TenantCredentials } from "./platform.js";
+export { DEMO_FLAVORS, orderCluster, Platform, TENANT_WORKSPACE_TYPE, type ClusterOrder, type PlatformOptions, type TenantCredentials } from "./platform.js";

@@ -19,7 +19,7 @@ import type { KubernetesCluster } from "@edgeconnect/api";
 import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { eventually, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
 import { DEMO_NAMESPACE, DEMO_SERVICE, startOtcWorkload, type OtcWorkload } from "./otc-workload.js";
-import { Platform } from "./platform.js";
+import { orderCluster, Platform } from "./platform.js";
 
 const PROVIDER_WORKSPACE = "edgeconnect";
 const TENANT_WORKSPACE = "tenant-demo";
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
 
     log("the tenant orders a cluster: Secret otc-credentials, ProviderConfig otc, MachineCapabilities workers (4 vCPU, 8Gi), KubernetesCluster my-cluster");
     const started = performance.now();
-    await orderDemoCluster(tenant.client, platform.passwordCredentials(0));
+    await orderCluster(tenant.client, { credentials: platform.passwordCredentials(0) });
     const kc = await followProgress(tenant.client, log);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     log(`my-cluster is Ready after ${seconds} s: flavor ${kc.status?.flavor?.name ?? "?"} (${kc.status?.flavor?.reason ?? ""}), API ${kc.status?.apiEndpoint ?? "?"}`);
@@ -106,33 +106,6 @@ Press Ctrl-C to stop and clean up.`);
     await environment.stop();
     throw err;
   }
-}
-
-async function orderDemoCluster(client: RestClient, credentials: string): Promise<void> {
-  await client.apply("/api/v1/namespaces/default/secrets/otc-credentials", { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials } }, "demo");
-  await client.apply(
-    `${API}/providerconfigs/otc`,
-    { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { namespace: "default", name: "otc-credentials", key: "credentials" } } } },
-    "demo",
-  );
-  await client.apply(`${API}/machinecapabilities/workers`, { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "MachineCapabilities", metadata: { name: "workers" }, spec: { vCPUCount: 4, memorySize: "8Gi" } }, "demo");
-  await client.apply(
-    `${API}/kubernetesclusters/my-cluster`,
-    {
-      apiVersion: "platform.edgeconnect.eu/v1alpha1",
-      kind: "KubernetesCluster",
-      metadata: { name: "my-cluster" },
-      spec: {
-        machineCapabilitiesRef: { name: "workers" },
-        nodeCount: 2,
-        nodeDiskSize: "100Gi",
-        providerRef: { type: "OTC", configRef: { name: "otc" } },
-        kubernetes: { version: "v1.31" },
-        nodeAvailableZone: "random",
-      },
-    },
-    "demo",
-  );
 }
 
 /** Prints each condition as it changes until the kubeconfig Secret is there and the cluster is Ready. */

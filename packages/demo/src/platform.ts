@@ -13,6 +13,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { KubernetesCluster } from "@edgeconnect/api";
 import { installCrds } from "@edgeconnect/crossplane-otc-simulator";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { createCertificateAuthority, startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "@edgeconnect/otc-simulator";
@@ -105,7 +106,7 @@ export class Platform {
       started.push(() => workload.stop());
       const servingCaPem = readKubeconfig(workload.kubeconfigPath).caPem;
       const otc = await startOtcSimulator({
-        credentials: [],
+        credentials: [TENANT_ACCESS_KEY],
         users: TENANT_USERS.map(({ domainName, userName, password }) => ({ domainName, userName, password })),
         projects: TENANT_USERS.map((user, index) => ({ id: `0${index}1a2b3c4d5e6f70809a0b0c0d0e0f1${index}`, name: user.projectName })),
         region: "eu-de",
@@ -188,6 +189,12 @@ export class Platform {
     return [`auth_url=${this.otc.url}/v3`, `user_name=${user.userName}`, `password=${user.password}`, `domain_name=${user.domainName}`, `tenant_name=${user.projectName}`, ""].join("\n");
   }
 
+  /** The credentials file of the seed's AK/SK format, for tenant `index`'s project. */
+  accessKeyCredentials(index: number): string {
+    const user = this.tenantCredentials(index);
+    return `${JSON.stringify({ access_key: TENANT_ACCESS_KEY.accessKey, secret_key: TENANT_ACCESS_KEY.secretKey, auth_url: `${this.otc.url}/v3`, region: "eu-de", tenant_name: user.projectName }, null, 2)}\n`;
+  }
+
   /** Stops the controller as a crash would (SIGKILL), then starts a new one. */
   async crashController(): Promise<void> {
     await this.controller?.kill();
@@ -231,11 +238,83 @@ export class Platform {
   }
 }
 
-/** One OTC user and project per tenant: tenants bring their own cloud accounts. */
-const TENANT_USERS: readonly TenantCredentials[] = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => ({
+export interface ClusterOrder {
+  readonly namespace?: string;
+  readonly name?: string;
+  /** The Secret's credentials file; undefined: no Secret is written. */
+  readonly credentials: string | undefined;
+  readonly capabilities?: { readonly vCPUCount: number; readonly memorySize: string; readonly gpuModelName?: string };
+  readonly spec?: Partial<NonNullable<KubernetesCluster["spec"]>>;
+}
+
+const PLATFORM_API = "/apis/platform.edgeconnect.eu/v1alpha1";
+
+/**
+ * What a tenant applies to order a cluster, as the seed's demo flow does:
+ * Secret `otc-credentials`, ProviderConfig `otc`, MachineCapabilities
+ * `workers` and the KubernetesCluster (default `my-cluster` with 2 nodes of
+ * 100Gi disk, Kubernetes v1.31, workers in any zone).
+ */
+export async function orderCluster(client: RestClient, order: ClusterOrder): Promise<KubernetesCluster & KubeObject> {
+  const namespace = order.namespace ?? "default";
+  const manager = "edgeconnect-demo";
+  if (order.credentials !== undefined) {
+    await client.apply(`/api/v1/namespaces/${namespace}/secrets/otc-credentials`, { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials: order.credentials } }, manager);
+  }
+  const api = `${PLATFORM_API}/namespaces/${namespace}`;
+  await client.apply(
+    `${api}/providerconfigs/otc`,
+    { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials", key: "credentials" } } } },
+    manager,
+  );
+  await client.apply(
+    `${api}/machinecapabilities/workers`,
+    { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "MachineCapabilities", metadata: { name: "workers" }, spec: order.capabilities ?? { vCPUCount: 4, memorySize: "8Gi" } },
+    manager,
+  );
+  const name = order.name ?? "my-cluster";
+  return client.apply<KubernetesCluster & KubeObject>(
+    `${api}/kubernetesclusters/${name}`,
+    {
+      apiVersion: "platform.edgeconnect.eu/v1alpha1",
+      kind: "KubernetesCluster",
+      metadata: { name },
+      spec: {
+        machineCapabilitiesRef: { name: "workers" },
+        nodeCount: 2,
+        nodeDiskSize: "100Gi",
+        providerRef: { type: "OTC", configRef: { name: "otc" } },
+        kubernetes: { version: "v1.31" },
+        nodeAvailableZone: "random",
+        ...order.spec,
+      },
+    },
+    manager,
+  );
+}
+
+/**
+ * One OTC user and project per tenant: tenants bring their own cloud
+ * accounts. The passwords are literals so that the e2e credential guard
+ * finds them in this source and looks for them in every log, Event and
+ * status.
+ */
+const TENANT_PASSWORDS = [
+  { password: "simulated-tenant-password-0-Hq7vR2" },
+  { password: "simulated-tenant-password-1-Lw3kP9" },
+  { password: "simulated-tenant-password-2-Xs8mT4" },
+  { password: "simulated-tenant-password-3-Bn5cJ1" },
+  { password: "simulated-tenant-password-4-Fy2dQ6" },
+  { password: "simulated-tenant-password-5-Kp9gW3" },
+  { password: "simulated-tenant-password-6-Rz4hN8" },
+  { password: "simulated-tenant-password-7-Vt6jM5" },
+];
+/** An access key the simulator accepts for every project (OTC's are per user; the simulator does not model users for AK/SK). */
+const TENANT_ACCESS_KEY = { accessKey: "SIMULATEDTENANTAK0001", secretKey: "simulated-tenant-secret-key-Pd3sX7" };
+const TENANT_USERS: readonly TenantCredentials[] = TENANT_PASSWORDS.map(({ password }, index) => ({
   domainName: `OTC-EU-DE-0000000000100${index}`,
   userName: `tenant-${index}-admin`,
-  password: `simulated-password-${index}-${"x".repeat(8)}`,
+  password,
   projectName: `eu-de_tenant${index}`,
 }));
 
