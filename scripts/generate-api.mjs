@@ -16,22 +16,29 @@
 // schema whose hash is unchanged keeps the name (and date) it has on disk;
 // only a changed schema gets a new name, dated today.
 //
-// Types follow the approach of generate-kcp-types.mjs (normalise the
-// structural schema, compile it with json-schema-to-typescript), with the
-// names our contract fixes: `KubernetesCluster`, `KubernetesClusterSpec`, one
-// shared `Condition`, and every root field optional.
+// Types come from the normalisation and compiler settings generate-kcp-types.mjs
+// uses too (scripts/lib/crd-typescript.mjs), with the names our contract
+// fixes: `KubernetesCluster`, `KubernetesClusterSpec`, one shared `Condition`,
+// and every root field optional.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { compile } from "json-schema-to-typescript";
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { parse, parseAllDocuments, stringify } from "yaml";
+import {
+  clone,
+  cmp,
+  committedFiles,
+  compileTypes,
+  namedParts,
+  normalize,
+  ROOT,
+  runGenerator,
+  UserError,
+} from "./lib/crd-typescript.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CRD_DIR = join(ROOT, "packages/api/crds");
 const TYPES_DIR = join(ROOT, "packages/api/src/generated");
 const EXPORT_DIR = join(ROOT, "apiexports/platform.edgeconnect.eu");
-const REGENERATE = "run node scripts/generate-api.mjs";
 
 const GROUP = "platform.edgeconnect.eu";
 const API_EXPORT_NAME = GROUP;
@@ -58,34 +65,6 @@ const PERMISSION_CLAIMS = [
 
 /** Version fields an APIResourceSchema takes over from the CRD (kcp's apiresourceschemas CRD). */
 const SCHEMA_VERSION_FIELDS = ["name", "served", "storage", "deprecated", "deprecationWarning", "subresources", "additionalPrinterColumns"];
-
-const KEPT_KEYWORDS = ["type", "description", "enum", "required"];
-
-const COMPILE_OPTIONS = {
-  bannerComment: "",
-  additionalProperties: false,
-  strictIndexSignatures: false,
-  ignoreMinAndMaxItems: true,
-  unknownAny: true,
-  declareExternallyReferenced: true,
-  format: true,
-  style: {
-    bracketSpacing: true,
-    printWidth: 120,
-    semi: true,
-    singleQuote: false,
-    tabWidth: 2,
-    trailingComma: "all",
-    useTabs: false,
-  },
-};
-
-class UserError extends Error {}
-
-const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-const pascal = (name) => name.charAt(0).toUpperCase() + name.slice(1);
-const singular = (name) => (name.endsWith("ies") ? `${name.slice(0, -3)}y` : name.endsWith("s") ? name.slice(0, -1) : name);
-const clone = (value) => JSON.parse(JSON.stringify(value));
 
 /** JSON with sorted keys: what the schema hash is taken of. */
 function canonical(value) {
@@ -142,47 +121,28 @@ function readCrd({ file, exported }) {
 // ---------------------------------------------------------------- types
 
 /**
- * Reduces a structural schema to what json-schema-to-typescript should type:
- * x-kubernetes-int-or-string becomes `string | number`, `nullable` adds
- * `| null`, `default` goes into the doc comment, an object without properties
- * is `Record<string, never>`; patterns, bounds, formats and CEL rules are
- * validation only and stay in the CRD.
+ * Refuses the schema constructs our CRDs do not use yet. normalize types them
+ * for kcp's CRDs, some only loosely (`unknown`, open objects, "one of" rules
+ * in doc comments only); our types are the contract clients program against,
+ * so using one should be a decision taken with the resulting types in view,
+ * not a side effect of a CRD change: drop its check here when it is taken.
  */
-function normalize(schema, where) {
+function rejectUnreviewed(schema, where) {
   if (schema === null || typeof schema !== "object") throw new UserError(`${where}: schema is not an object`);
-  // Our CRDs do not use these; teach normalize to type them (see generate-kcp-types.mjs) before using them.
   for (const keyword of ["oneOf", "allOf", "not", "additionalProperties", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"]) {
     if (schema[keyword] !== undefined) throw new UserError(`${where}: ${keyword} is not supported by the generator`);
   }
-  const out = {};
-  for (const key of KEPT_KEYWORDS) if (schema[key] !== undefined) out[key] = clone(schema[key]);
-  if (schema.default !== undefined) out.description = [schema.description, `@default ${JSON.stringify(schema.default)}`].filter(Boolean).join("\n\n");
-
-  if (schema["x-kubernetes-int-or-string"] === true) {
-    delete out.type;
-    out.tsType = "string | number";
-  } else if (schema.anyOf !== undefined) {
+  if (schema["x-kubernetes-int-or-string"] === true) return;
+  if (schema.anyOf !== undefined) {
     throw new UserError(`${where}: anyOf is only supported for x-kubernetes-int-or-string`);
   } else if (schema.type === "array") {
     if (schema.items === undefined) throw new UserError(`${where}: array without items`);
-    out.items = normalize(schema.items, `${where}[]`);
+    rejectUnreviewed(schema.items, `${where}[]`);
   } else if (schema.type === "object") {
-    if (schema.properties === undefined) {
-      out.tsType = "Record<string, never>";
-    } else {
-      out.properties = {};
-      for (const [name, prop] of Object.entries(schema.properties)) out.properties[name] = normalize(prop, `${where}.${name}`);
-    }
+    for (const [name, prop] of Object.entries(schema.properties ?? {})) rejectUnreviewed(prop, `${where}.${name}`);
   } else if (schema.type === undefined) {
     throw new UserError(`${where}: no type`);
   }
-
-  if (schema.nullable === true) {
-    const description = out.description;
-    delete out.description;
-    return { ...(description === undefined ? {} : { description }), anyOf: [out, { type: "null" }] };
-  }
-  return out;
 }
 
 /**
@@ -214,28 +174,21 @@ function extractConditions(schema, where, shared) {
  */
 function nameTypes(root, kind) {
   const used = new Set([kind, "Condition", "ObjectMeta"]);
-  const claim = (schema, name) => {
+  root.title = kind;
+  for (const { schema, part, field } of namedParts(root)) {
+    const name = `${kind}${field ?? part}`;
     if (used.has(name)) throw new UserError(`type name ${name} is taken twice; extend nameTypes`);
     used.add(name);
     schema.title = name;
-  };
-  root.title = kind;
-  const parts = ["spec", "status"].filter((p) => root.properties?.[p]?.properties !== undefined);
-  for (const part of parts) claim(root.properties[part], `${kind}${pascal(part)}`);
-  for (const part of parts) {
-    for (const [field, prop] of Object.entries(root.properties[part].properties)) {
-      const isArray = prop.type === "array";
-      const target = isArray ? prop.items : prop;
-      if (target?.properties === undefined) continue;
-      claim(target, `${kind}${pascal(isArray ? singular(field) : field)}`);
-    }
   }
   return [...used].filter((n) => n !== "Condition" && n !== "ObjectMeta");
 }
 
 function objectSchema(source, conditions) {
   const { group, names, version, where } = source;
-  const schema = normalize(source.version.schema.openAPIV3Schema, where);
+  const crdSchema = source.version.schema.openAPIV3Schema;
+  rejectUnreviewed(crdSchema, where);
+  const schema = normalize(crdSchema, where, { intOrString: "string | number" });
   const required = schema.required ?? [];
   schema.description = [
     schema.description,
@@ -257,28 +210,6 @@ function objectSchema(source, conditions) {
   return { schema, typeNames };
 }
 
-/** json-schema-to-typescript declares interfaces; type aliases are assignable to index signatures (KubeObject). */
-function interfacesToTypes(code, where) {
-  let open = false;
-  const result = code
-    .split("\n")
-    .map((line) => {
-      const start = line.match(/^export interface (\w+) \{$/);
-      if (start) {
-        open = true;
-        return `export type ${start[1]} = {`;
-      }
-      if (open && line === "}") {
-        open = false;
-        return "};\n";
-      }
-      return line;
-    })
-    .join("\n");
-  if (open || /^export interface /m.test(result)) throw new UserError(`${where}: unexpected generator output`);
-  return result;
-}
-
 function checkNames(code, names, where) {
   for (const name of names) {
     if (!code.includes(`export type ${name} = `)) throw new UserError(`${where}: type ${name} missing from generator output`);
@@ -291,12 +222,12 @@ async function typesFile(sources) {
   const parts = [];
   for (const source of sources) {
     const { schema, typeNames } = objectSchema(source, conditions);
-    const code = interfacesToTypes(await compile(schema, schema.title, COMPILE_OPTIONS), source.where);
+    const code = await compileTypes(schema, source.where);
     parts.push(`// ${source.names.kind}, from packages/api/crds/${source.file}\n\n${checkNames(code, typeNames, source.where).trim()}\n`);
   }
   if (conditions.schema === undefined) throw new UserError("no CRD has status.conditions; Condition cannot be generated");
   const conditionSchema = { ...conditions.schema, title: "Condition" };
-  const condition = checkNames(interfacesToTypes(await compile(conditionSchema, "Condition", COMPILE_OPTIONS), "Condition"), ["Condition"], "Condition");
+  const condition = checkNames(await compileTypes(conditionSchema, "Condition"), ["Condition"], "Condition");
   return (
     `${tsHeader}\nimport type { ObjectMeta } from "../object-meta.js";\n\n` +
     `// metav1.Condition, the item of every conditions list\n\n${condition.trim()}\n\n${parts.join("\n")}`
@@ -442,16 +373,6 @@ function catalogueCrd(source) {
 
 // ---------------------------------------------------------------- output
 
-function committedFiles(dir) {
-  const files = new Map();
-  if (!existsSync(dir)) return files;
-  for (const name of readdirSync(dir).sort(cmp)) {
-    const path = join(dir, name);
-    if (statSync(path).isFile()) files.set(name, readFileSync(path, "utf8"));
-  }
-  return files;
-}
-
 async function generate() {
   const sources = CRDS.map(readCrd);
   const committedExport = committedFiles(EXPORT_DIR);
@@ -476,60 +397,13 @@ async function generate() {
   exportFiles.set(`workspacetype-${WORKSPACE_TYPE_NAME}.yaml`, workspaceType());
   for (const source of sources.filter((s) => !s.exported)) exportFiles.set(`${source.names.plural}.crd.yaml`, catalogueCrd(source));
 
-  return [
-    { dir: TYPES_DIR, output: types, committed: committedFiles(TYPES_DIR), notes: new Map() },
-    { dir: EXPORT_DIR, output: exportFiles, committed: committedExport, notes },
-  ];
+  return {
+    targets: [
+      { dir: TYPES_DIR, output: types },
+      { dir: EXPORT_DIR, output: exportFiles, notes },
+    ],
+    outOfDate: "generated API files are out of date with packages/api/crds/",
+  };
 }
 
-async function main() {
-  const args = process.argv.slice(2);
-  const check = args.includes("--check");
-  const unknown = args.filter((a) => a !== "--check");
-  if (unknown.length > 0) throw new UserError(`unknown argument ${unknown[0]}; usage: generate-api.mjs [--check]`);
-
-  const targets = await generate();
-  const diffs = targets.map(({ dir, output, committed, notes }) => ({
-    dir,
-    output,
-    notes,
-    changed: [...output].filter(([n, text]) => committed.has(n) && committed.get(n) !== text).map(([n]) => n),
-    missing: [...output.keys()].filter((n) => !committed.has(n)),
-    extra: [...committed.keys()].filter((n) => !output.has(n)),
-  }));
-
-  if (check) {
-    const lines = diffs.flatMap(({ dir, changed, missing, extra, notes }) => [
-      ...changed.map((n) => `  changed: ${relative(ROOT, join(dir, n))}${notes.has(n) ? ` (${notes.get(n)})` : ""}`),
-      ...missing.map((n) => `  missing: ${relative(ROOT, join(dir, n))}`),
-      ...extra.map((n) => `  extra:   ${relative(ROOT, join(dir, n))}`),
-    ]);
-    if (lines.length === 0) return 0;
-    console.error(`generated API files are out of date with packages/api/crds/:\n${lines.join("\n")}\nTo fix: ${REGENERATE}`);
-    return 1;
-  }
-
-  for (const { dir, output, changed, missing, extra } of diffs) {
-    mkdirSync(dir, { recursive: true });
-    for (const name of [...changed, ...missing]) writeFileSync(join(dir, name), output.get(name));
-    for (const name of extra) rmSync(join(dir, name));
-    const touched = changed.length + missing.length + extra.length;
-    if (touched > 0) console.log(`${touched} file(s) updated in ${relative(ROOT, dir)}`);
-  }
-  return 0;
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    if (err instanceof UserError) {
-      console.error(`generate-api: ${err.message}`);
-    } else {
-      console.error(err);
-      console.error(`generate-api failed unexpectedly; fix the cause, then ${REGENERATE}`);
-    }
-    process.exitCode = 2;
-  },
-);
+runGenerator("generate-api", generate);

@@ -9,21 +9,19 @@
 // come from that module through `go mod download` (the Go module cache).
 //
 // Per CRD and served version, spec.versions[].schema.openAPIV3Schema is
-// normalised (see `normalize`) and compiled with json-schema-to-typescript.
+// normalised and compiled with json-schema-to-typescript, by the code
+// generate-api.mjs uses too (scripts/lib/crd-typescript.mjs).
 // One file per group-version, plus resources.ts (group, version, kind, plural,
 // scope of every generated kind, at runtime) and index.ts re-exporting all.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { compile } from "json-schema-to-typescript";
 import { parseAllDocuments } from "yaml";
+import { cmp, compileTypes, namedParts, normalize, pascal, ROOT, runGenerator, UserError } from "./lib/crd-typescript.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const GO_MOD = join(ROOT, "scripts/binaries/kcp/go.mod");
 const OUT_DIR = join(ROOT, "packages/kcp-ts/src/generated");
 const MODULE = "github.com/kcp-dev/kcp";
-const REGENERATE = "run node scripts/generate-kcp-types.mjs";
 
 /** CRD files below <module>/config/crds/. */
 const CRD_FILES = [
@@ -35,33 +33,6 @@ const CRD_FILES = [
   "tenancy.kcp.io_workspacetypes.yaml",
   "core.kcp.io_logicalclusters.yaml",
 ];
-
-/** Schema keywords json-schema-to-typescript gets to see; the rest is validation only. */
-const KEPT_KEYWORDS = ["type", "description", "enum", "required"];
-
-const COMPILE_OPTIONS = {
-  bannerComment: "",
-  additionalProperties: false,
-  // Index signatures (label maps and the like) read as `T`; with
-  // noUncheckedIndexedAccess reads are `T | undefined` anyway, and `T`
-  // keeps them assignable to Record<string, T>.
-  strictIndexSignatures: false,
-  ignoreMinAndMaxItems: true,
-  unknownAny: true,
-  declareExternallyReferenced: true,
-  format: true,
-  style: {
-    bracketSpacing: true,
-    printWidth: 120,
-    semi: true,
-    singleQuote: false,
-    tabWidth: 2,
-    trailingComma: "all",
-    useTabs: false,
-  },
-};
-
-class UserError extends Error {}
 
 // ---------------------------------------------------------------- source
 
@@ -143,95 +114,6 @@ function readCrd(file) {
 // ---------------------------------------------------------------- schemas
 
 /**
- * Reduces a structural schema to what json-schema-to-typescript should type,
- * folding Kubernetes extensions into types:
- * - x-kubernetes-int-or-string: `number | string`;
- * - x-kubernetes-preserve-unknown-fields (and embedded resources): an open
- *   object (`[k: string]: unknown` next to any declared properties), or
- *   `unknown` when no type is declared;
- * - objects without properties: `Record<string, never>` (Go's empty structs;
- *   `{}` would mean "anything but null");
- * - `nullable`: `| null`;
- * - `oneOf`/`anyOf` whose branches only list required fields (kcp's "exactly
- *   one of"): dropped from the type, stated in the doc comment;
- * - `default`: stated in the doc comment; `not`, patterns, lengths, formats,
- *   CEL rules: validation only, dropped.
- */
-function normalize(schema, where) {
-  if (schema === null || typeof schema !== "object") throw new UserError(`${where}: schema is not an object`);
-  const out = {};
-  for (const key of KEPT_KEYWORDS) if (schema[key] !== undefined) out[key] = JSON.parse(JSON.stringify(schema[key]));
-  const notes = [];
-
-  for (const keyword of ["oneOf", "anyOf"]) {
-    const branches = schema[keyword];
-    if (branches === undefined) continue;
-    if (branches.every((b) => Object.keys(b).every((k) => k === "required"))) {
-      const sets = branches.map((b) => b.required.map((f) => `\`${f}\``).join(" and "));
-      notes.push(
-        sets.length === 1
-          ? `${sets[0]} must be set.`
-          : `${keyword === "oneOf" ? "Exactly" : "At least"} one of ${sets.join(", ")} must be set.`,
-      );
-    } else {
-      out[keyword] = branches.map((b, i) => normalize({ ...b }, `${where}.${keyword}[${i}]`));
-    }
-  }
-  if (schema.allOf !== undefined) out.allOf = schema.allOf.map((b, i) => normalize(b, `${where}.allOf[${i}]`));
-
-  if (schema.default !== undefined) notes.push(`@default ${JSON.stringify(schema.default)}`);
-  if (notes.length > 0) out.description = [schema.description, ...notes].filter(Boolean).join("\n\n");
-
-  const preserve =
-    schema["x-kubernetes-preserve-unknown-fields"] === true || schema["x-kubernetes-embedded-resource"] === true;
-
-  if (schema["x-kubernetes-int-or-string"] === true) {
-    // Usually written as anyOf integer/string as well: the tsType says it all.
-    for (const key of ["type", "enum", "oneOf", "anyOf", "allOf"]) delete out[key];
-    out.tsType = "number | string";
-  } else if (schema.type === "array") {
-    out.items = schema.items === undefined ? {} : normalize(schema.items, `${where}[]`);
-    if (schema.items === undefined) out.items.tsType = "unknown";
-  } else if (schema.type === "object" || (schema.type === undefined && schema.properties !== undefined)) {
-    out.type = "object";
-    if (schema.properties !== undefined) {
-      out.properties = {};
-      for (const [name, prop] of Object.entries(schema.properties)) {
-        out.properties[name] = normalize(prop, `${where}.${name}`);
-      }
-    }
-    if (typeof schema.additionalProperties === "object") {
-      out.additionalProperties = normalize(schema.additionalProperties, `${where}.*`);
-    } else if (preserve || schema.additionalProperties === true) {
-      out.additionalProperties = true;
-    } else if (schema.properties === undefined) {
-      out.tsType = "Record<string, never>";
-    }
-  } else if (schema.type === undefined && preserve) {
-    out.tsType = "unknown";
-  } else if (schema.type === undefined && out.oneOf === undefined && out.anyOf === undefined && out.allOf === undefined) {
-    out.tsType = "unknown";
-  }
-
-  if (schema.nullable === true) {
-    const description = out.description;
-    delete out.description;
-    return { ...(description === undefined ? {} : { description }), anyOf: [out, { type: "null" }] };
-  }
-  return out;
-}
-
-const pascal = (name) => name.charAt(0).toUpperCase() + name.slice(1);
-const singular = (name) =>
-  name.endsWith("ies")
-    ? name.slice(0, -3) + "y"
-    : /(ss|x|ch|sh)es$/.test(name)
-      ? name.slice(0, -2)
-      : name.endsWith("s") && !name.endsWith("ss")
-        ? name.slice(0, -1)
-        : name;
-
-/**
  * Names the root, spec, status, and the object types (or array item object
  * types) directly below spec and status: `APIBindingV1alpha2`,
  * `APIBindingV1alpha2Spec`, `APIBindingV1alpha2PermissionClaim` (the items of
@@ -240,23 +122,13 @@ const singular = (name) =>
  */
 function nameTypes(root, typeName) {
   const used = new Set([typeName]);
-  const claim = (schema, name, fallback) => {
-    const chosen = used.has(name) ? fallback : name;
-    if (chosen === undefined || used.has(chosen)) throw new UserError(`type name ${name} is ambiguous; extend nameTypes`);
+  root.title = typeName;
+  for (const { schema, part, field } of namedParts(root)) {
+    const name = `${typeName}${field ?? part}`;
+    const chosen = used.has(name) && field !== undefined ? `${typeName}${part}${field}` : name;
+    if (used.has(chosen)) throw new UserError(`type name ${name} is ambiguous; extend nameTypes`);
     used.add(chosen);
     schema.title = chosen;
-  };
-  root.title = typeName;
-  const parts = ["spec", "status"].filter((p) => root.properties?.[p]?.properties !== undefined);
-  for (const part of parts) claim(root.properties[part], `${typeName}${pascal(part)}`);
-  for (const part of parts) {
-    for (const [field, prop] of Object.entries(root.properties[part].properties)) {
-      const isArray = prop.type === "array";
-      const target = isArray ? prop.items : prop;
-      if (target?.properties === undefined || target.tsType !== undefined) continue;
-      const base = pascal(isArray ? singular(field) : field);
-      claim(target, `${typeName}${base}`, `${typeName}${pascal(part)}${base}`);
-    }
   }
 }
 
@@ -265,7 +137,7 @@ function objectSchema(crd, version) {
   const where = `${names.kind} ${version.name}`;
   const source = version.schema?.openAPIV3Schema;
   if (source?.properties === undefined) throw new UserError(`${where}: no openAPIV3Schema properties`);
-  const schema = normalize(source, where);
+  const schema = normalize(source, where, { intOrString: "number | string" });
   const apiVersion = group === "" ? version.name : `${group}/${version.name}`;
   const metadataNote = metadataConstraints(source.properties.metadata);
   schema.properties.apiVersion = { ...schema.properties.apiVersion, type: "string", enum: [apiVersion] };
@@ -293,27 +165,6 @@ function metadataConstraints(metadata) {
   if (rules.length === 0) return "";
   const last = rules.pop();
   return `The CRD requires \`name\` to be ${rules.length > 0 ? `${rules.join(", ")} and ${last}` : last}.`;
-}
-
-/** json-schema-to-typescript declares interfaces; type aliases are assignable to KubeObject's index signature. */
-function interfacesToTypes(code, where) {
-  const lines = code.split("\n");
-  let open = false;
-  const out = lines.map((line) => {
-    const start = line.match(/^export interface (\w+) \{$/);
-    if (start) {
-      open = true;
-      return `export type ${start[1]} = {`;
-    }
-    if (open && line === "}") {
-      open = false;
-      return "};\n";
-    }
-    return line;
-  });
-  const result = out.join("\n");
-  if (open || /^export interface /m.test(result)) throw new UserError(`${where}: unexpected generator output`);
-  return result;
 }
 
 function titles(schema, found = []) {
@@ -374,8 +225,7 @@ async function generate() {
   for (const entry of entries) {
     const name = `${entry.group || "core"}-${entry.version}.ts`;
     const where = `${entry.kind} ${entry.version}`;
-    const compiled = await compile(entry.schema, entry.schema.title, COMPILE_OPTIONS);
-    const code = restoreNames(interfacesToTypes(compiled, where), titles(entry.schema), where);
+    const code = restoreNames(await compileTypes(entry.schema, where), titles(entry.schema), where);
     const sources = files.get(name) ?? [];
     sources.push(`// ${entry.kind} ${entry.version}, from config/crds/${entry.file}\n\n${code.trim()}\n`);
     files.set(name, sources);
@@ -402,66 +252,11 @@ async function generate() {
 
   const modules = [...output.keys()].sort(cmp).map((name) => `export * from "./${name.replace(/\.ts$/, ".js")}";`);
   output.set("index.ts", `${header(version)}\n${modules.join("\n")}\n`);
-  return { version, output: new Map([...output].sort(([a], [b]) => cmp(a, b))) };
+  return {
+    targets: [{ dir: OUT_DIR, output: new Map([...output].sort(([a], [b]) => cmp(a, b))) }],
+    outOfDate: `kcp types are out of date with kcp ${version}`,
+    logPrefix: `kcp ${version}: `,
+  };
 }
 
-const cmp = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-
-function committedFiles() {
-  if (!existsSync(OUT_DIR)) return new Map();
-  const files = new Map();
-  for (const name of readdirSync(OUT_DIR).sort(cmp)) {
-    const path = join(OUT_DIR, name);
-    if (statSync(path).isFile()) files.set(name, readFileSync(path, "utf8"));
-  }
-  return files;
-}
-
-async function main() {
-  const args = process.argv.slice(2);
-  const check = args.includes("--check");
-  const unknown = args.filter((a) => a !== "--check");
-  if (unknown.length > 0) throw new UserError(`unknown argument ${unknown[0]}; usage: generate-kcp-types.mjs [--check]`);
-
-  const { version, output } = await generate();
-  const committed = committedFiles();
-  const rel = (name) => relative(ROOT, join(OUT_DIR, name));
-  const changed = [...output].filter(([n, text]) => committed.has(n) && committed.get(n) !== text).map(([n]) => n);
-  const missing = [...output.keys()].filter((n) => !committed.has(n));
-  const extra = [...committed.keys()].filter((n) => !output.has(n));
-
-  if (check) {
-    if (changed.length + missing.length + extra.length === 0) return 0;
-    const lines = [
-      ...changed.map((n) => `  changed: ${rel(n)}`),
-      ...missing.map((n) => `  missing: ${rel(n)}`),
-      ...extra.map((n) => `  extra:   ${rel(n)}`),
-    ];
-    console.error(`kcp types are out of date with kcp ${version}:\n${lines.join("\n")}\nTo fix: ${REGENERATE}`);
-    return 1;
-  }
-
-  mkdirSync(OUT_DIR, { recursive: true });
-  for (const name of [...changed, ...missing]) writeFileSync(join(OUT_DIR, name), output.get(name));
-  for (const name of extra) rmSync(join(OUT_DIR, name));
-  const touched = changed.length + missing.length + extra.length;
-  if (touched > 0) {
-    console.log(`kcp ${version}: ${touched} file(s) updated in ${relative(ROOT, OUT_DIR)}`);
-  }
-  return 0;
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    if (err instanceof UserError) {
-      console.error(`generate-kcp-types: ${err.message}`);
-    } else {
-      console.error(err);
-      console.error(`generate-kcp-types failed unexpectedly; fix the cause, then ${REGENERATE}`);
-    }
-    process.exitCode = 2;
-  },
-);
+runGenerator("generate-kcp-types", generate);
