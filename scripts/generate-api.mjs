@@ -59,7 +59,7 @@ const CRDS = [
  * patches them to count repeats (packages/runtime/src/events/event-recorder.ts).
  */
 const PERMISSION_CLAIMS = [
-  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "update", "delete"] },
+  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
   { group: "", resource: "events", verbs: ["create", "patch"] },
 ];
 

@@ -152,7 +152,7 @@ describe("platform.edgeconnect.eu API on kcp", () => {
     ]);
     const claims = [
       { resource: "events", verbs: ["create", "patch"] },
-      { resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "update", "delete"] },
+      { resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
     ];
     const accepted = (binding.spec.permissionClaims ?? []).map(({ resource, verbs, state, group }) => ({ group: group ?? "", resource, verbs, state }));
     expect(accepted.sort((a, b) => a.resource.localeCompare(b.resource))).toEqual(claims.map((c) => ({ group: "", ...c, state: "Accepted" })));

@@ -107,7 +107,7 @@ describe("apiexports/platform.edgeconnect.eu", () => {
     );
     expect(apiExport.spec.permissionClaims).toEqual(PERMISSION_CLAIMS);
     expect(PERMISSION_CLAIMS).toEqual([
-      { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "update", "delete"] },
+      { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
       { group: "", resource: "events", verbs: ["create", "patch"] },
     ]);
   });

@@ -23,7 +23,7 @@ export const TENANT_WORKSPACE_TYPE = "edgeconnect-tenant";
  * these verbs: kcp intersects the two lists literally.
  */
 export const PERMISSION_CLAIMS = [
-  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "update", "delete"] },
+  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
   { group: "", resource: "events", verbs: ["create", "patch"] },
 ] as const;
 
