@@ -76,17 +76,7 @@ export function masterEip(state: SimulatorState, cluster: CceCluster): Eip | und
   return [...state.eips.values()].find((eip) => eip.portId === cluster.masterPortId);
 }
 
-export interface NodePoolInput {
-  readonly name: string;
-  readonly flavor: string;
-  readonly az: string;
-  readonly os: string;
-  readonly sshKey: string;
-  readonly runtime: string;
-  readonly rootVolume: NodePool["rootVolume"];
-  readonly dataVolumes: NodePool["dataVolumes"];
-  readonly initialNodeCount: number;
-}
+export type NodePoolInput = Pick<NodePool, "name" | "flavor" | "az" | "os" | "sshKey" | "runtime" | "rootVolume" | "dataVolumes" | "initialNodeCount">;
 
 export function createNodePool(state: SimulatorState, cluster: CceCluster, input: NodePoolInput): NodePool {
   const now = state.clock();

@@ -44,8 +44,10 @@ import {
   VPC_V1,
   type ClusterObjectNames,
   type FlavorChoice,
+  type RsaPublicJwk,
 } from "@edgeconnect/provisioning";
-import { tenantMessage, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
+import type { KubeObject } from "@edgeconnect/kcp-ts";
+import { registerSecret, tenantMessage, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
@@ -263,8 +265,10 @@ function chooseFlavor(context: ProvisionContext, pass: Pass, kc: DeepReadonly<Ku
         rejected: [],
       };
     }
-    const source = kc.status?.flavor?.source ?? (spec.nodeFlavor === undefined ? "Matched" : "Pinned");
-    return { ok: true, flavor: currentFlavor, zone: currentZone, source, reason: `the node pool runs ${currentFlavor}`, rejected: match.rejected };
+    // The decision that made this pool stays what status says; only a pool made before status recorded it gets a new reason.
+    const recorded = kc.status?.flavor?.name === currentFlavor ? kc.status.flavor : undefined;
+    const source = recorded?.source ?? (spec.nodeFlavor === undefined ? "Matched" : "Pinned");
+    return { ok: true, flavor: currentFlavor, zone: currentZone, source, reason: recorded?.reason ?? `the node pool runs ${currentFlavor}`, rejected: match.rejected };
   }
   return match;
 }
@@ -281,21 +285,24 @@ async function claimNamespace(writes: InfrastructureWrites, namespace: ReturnTyp
 
 /** The node-pool login key: made once, kept in a Secret beside the managed resources so a restart reuses it. */
 async function sshPublicKey(writes: InfrastructureWrites, metadata: ReturnType<Meta>): Promise<string> {
-  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const jwk = publicKey.export({ format: "jwk" }) as { kty: "RSA"; n: string; e: string };
-  const secret = await writes.createIfAbsent(SECRETS, {
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata,
-    type: "kubernetes.io/ssh-auth",
-    data: {
-      "ssh-privatekey": Buffer.from(privateKey.export({ type: "pkcs1", format: "pem" })).toString("base64"),
-      "ssh-publickey": Buffer.from(openSshPublicKey(jwk)).toString("base64"),
-    },
-  } as never);
-  const stored = (secret as { data?: Record<string, string> }).data?.["ssh-publickey"];
+  type KeySecret = KubeObject & { data?: Record<string, string> };
+  // Generating an RSA key costs tens of milliseconds: only when there is none yet.
+  const secret =
+    (await writes.get<KeySecret>(SECRETS, metadata.namespace, metadata.name)) ??
+    (await writes.createIfAbsent<KeySecret>(SECRETS, { apiVersion: "v1", kind: "Secret", metadata, type: "kubernetes.io/ssh-auth", data: newLoginKey() }));
+  const stored = secret.data?.["ssh-publickey"];
   if (stored === undefined) throw new Error(`the node login key Secret ${metadata.name} has no ssh-publickey`);
   return Buffer.from(stored, "base64").toString("utf8");
+}
+
+function newLoginKey(): Record<string, string> {
+  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const privatePem = privateKey.export({ type: "pkcs1", format: "pem" });
+  registerSecret(privatePem);
+  return {
+    "ssh-privatekey": Buffer.from(privatePem).toString("base64"),
+    "ssh-publickey": Buffer.from(openSshPublicKey(publicKey.export({ format: "jwk" }) as RsaPublicJwk)).toString("base64"),
+  };
 }
 
 interface Network {
