@@ -12,16 +12,12 @@
  * the infrastructure cluster is.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, FatalError, objectPath, parseManifests, REPO_ROOT, resolveBinary } from "@edgeconnect/testenv";
-
-const run = promisify(execFile);
+import { connectFromEnv, eventually, FatalError, parseManifests, REPO_ROOT } from "@edgeconnect/testenv";
+import { dryRunCreate, HelmChart, only, rejection, run } from "../src/helm-chart.js";
 
 const CHART = join(REPO_ROOT, "deploy", "otc-cloud-controller-manager");
 const RENDER_CRS = join(REPO_ROOT, "scripts", "render-ccm-crs.sh");
@@ -132,61 +128,18 @@ interface Rule {
   resourceNames?: string[];
 }
 
-let helmBin: string;
-const scratch = mkdtempSync(join(tmpdir(), "ccm-chart-"));
-// helm keeps its repositories and caches under these; the tests use none, and
-// must not write into the home directory.
-const helmEnv: NodeJS.ProcessEnv = {
-  ...process.env,
-  HELM_CACHE_HOME: join(scratch, "helm-cache"),
-  HELM_CONFIG_HOME: join(scratch, "helm-config"),
-  HELM_DATA_HOME: join(scratch, "helm-data"),
-};
-let valuesFiles = 0;
+const chart = new HelmChart({ chart: CHART, release: RELEASE, namespace: "kube-system", scratchPrefix: "ccm-chart-" });
+const { scratch, env: helmEnv } = chart;
 
-beforeAll(async () => {
-  helmBin = (await resolveBinary("helm", { build: false })).path;
-});
+beforeAll(() => chart.init());
 
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => chart.close());
 
-/** Values go in as a JSON file so that types survive (helm's --set guesses them). */
-function valuesFile(values: object): string {
-  const path = join(scratch, `values-${valuesFiles++}.json`);
-  writeFileSync(path, JSON.stringify(values));
-  return path;
-}
-
-async function helmOutput(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(helmBin, [...args], { env: helmEnv, maxBuffer: 16 * 1024 * 1024 });
-}
-
-async function helm(args: readonly string[]): Promise<string> {
-  return (await helmOutput(args)).stdout;
-}
-
-/** helm's output (stdout, then stderr) for a command that must fail; fails the test if it succeeds. */
-async function helmFailure(args: readonly string[]): Promise<string> {
-  try {
-    await helm(args);
-  } catch (err) {
-    const { stdout = "", stderr = String(err) } = err as { stdout?: string; stderr?: string };
-    return `${stdout}${stderr}`;
-  }
-  throw new Error(`helm ${args.join(" ")} succeeded but should have failed`);
-}
-
-async function template(values: object, options: { namespace?: string; showOnly?: string } = {}): Promise<KubeObject[]> {
-  const args = ["template", RELEASE, CHART, "--namespace", options.namespace ?? "kube-system", "-f", valuesFile(values)];
-  if (options.showOnly !== undefined) args.push("--show-only", options.showOnly);
-  return parseManifests(await helm(args));
-}
-
-function only<T extends KubeObject>(objects: readonly KubeObject[], kind: string): T {
-  const found = objects.filter((obj) => obj.kind === kind);
-  if (found.length !== 1) throw new Error(`expected one ${kind}, rendered ${found.length}`);
-  return found[0] as T;
-}
+const valuesFile = (values: object): string => chart.valuesFile(values);
+const helmOutput = (args: readonly string[]): Promise<{ stdout: string; stderr: string }> => chart.output(args);
+const helm = (args: readonly string[]): Promise<string> => chart.helm(args);
+const helmFailure = (args: readonly string[]): Promise<string> => chart.failure(args);
+const template = (values: object, options: { namespace?: string; showOnly?: string } = {}): Promise<KubeObject[]> => chart.template(values, options);
 
 function cloudConf(objects: readonly KubeObject[]): string {
   return Buffer.from(only<SecretObject>(objects, "Secret").data["cloud.conf"] ?? "", "base64").toString("utf8");
@@ -488,7 +441,7 @@ describe("CCM chart: helm lint", () => {
 
 async function renderCrs(namespace: string): Promise<KubeObject[]> {
   const { stdout } = await run("bash", [RENDER_CRS, "-n", namespace, "--", "-f", valuesFile(SEED_VALUES)], {
-    env: { ...helmEnv, HELM_BIN: helmBin },
+    env: { ...helmEnv, HELM_BIN: chart.bin },
     maxBuffer: 16 * 1024 * 1024,
   });
   return parseManifests(stdout);
@@ -541,7 +494,7 @@ describe("ClusterResourceSet delivery: rendering (scripts/render-ccm-crs.sh)", (
 
   it("fails as the chart does, without output", async () => {
     const failed = run("bash", [RENDER_CRS, "--", "-f", valuesFile({ cloudConfig: { accessKey: "AK" } })], {
-      env: { ...helmEnv, HELM_BIN: helmBin },
+      env: { ...helmEnv, HELM_BIN: chart.bin },
     });
     await expect(failed).rejects.toMatchObject({
       stdout: "",
@@ -549,23 +502,6 @@ describe("ClusterResourceSet delivery: rendering (scripts/render-ccm-crs.sh)", (
     });
   });
 });
-
-/** POST with dryRun=All: validation, defaulting and admission, nothing stored. */
-async function dryRunCreate(client: RestClient, obj: KubeObject): Promise<KubeObject> {
-  const path = await objectPath(client, obj);
-  const collection = path.slice(0, path.lastIndexOf("/"));
-  return client.request<KubeObject>("POST", collection, { body: obj, query: { dryRun: "All", fieldValidation: "Strict" } });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<HttpStatusError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof HttpStatusError) return err;
-    throw err;
-  }
-  throw new Error("the API server accepted what it should have rejected");
-}
 
 describeInfra(`CCM chart against the infrastructure cluster (${state.infra.mode})`, () => {
   const client = infra as RestClient;

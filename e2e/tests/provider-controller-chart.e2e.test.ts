@@ -1,0 +1,361 @@
+/**
+ * The provider-controller's Helm chart (deploy/provider-controller): the
+ * command line it builds from values (packages/provider-controller/src/cli/
+ * flags.ts is what reads it), the pod's probes and hardening, that a missing
+ * kcp kubeconfig Secret or a malformed value fails rendering with a message,
+ * that RBAC grants exactly what the controller does on the infrastructure
+ * cluster, and that every object it renders is accepted by the real
+ * kube-apiserver of the e2e environment (server-side dry-run with strict
+ * field validation). The dry-runs are skipped with the reason when the
+ * infrastructure cluster is.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { connectFromEnv, REPO_ROOT } from "@edgeconnect/testenv";
+import { dryRunAll, dryRunCreate, HelmChart, only, rejection } from "../src/helm-chart.js";
+
+const RELEASE = "pc";
+const FULLNAME = "pc-provider-controller";
+const NAMESPACE = "edgeconnect-system";
+
+const { state, infra } = connectFromEnv();
+const describeInfra = "skipped" in infra ? describe.skip : describe;
+if ("skipped" in infra) console.warn(`provider-controller chart dry-runs against the infrastructure cluster skipped: ${infra.skipped}`);
+
+/** The least an install needs: the platform team's Secret with kcp's kubeconfig. */
+const REQUIRED = { kcp: { kubeconfigSecret: { name: "kcp-provider-workspace", key: "admin.kubeconfig" } } };
+
+const DEFAULT_ARGS = [
+  "--kcp-kubeconfig=/etc/kcp/kubeconfig",
+  "--apiexport-endpoint-slice=platform.edgeconnect.eu",
+  "--max-concurrent-reconciles=8",
+  "--allowed-otc-auth-url=https://iam.*.otc.t-systems.com/",
+  "--otc-concurrency-per-credentials=2",
+  "--otc-timeout=20s",
+  "--credential-cache-ttl=10m",
+  "--kubeconfig-validity-days=365",
+  "--leader-elect=true",
+  `--leader-elect-resource-namespace=${NAMESPACE}`,
+  "--leader-elect-resource-name=provider-controller",
+  "--metrics-bind-address=:8080",
+  "--health-probe-bind-address=:8081",
+];
+
+interface Container {
+  name: string;
+  image: string;
+  command: string[];
+  args: string[];
+  ports: { name: string; containerPort: number }[];
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
+  securityContext: Record<string, unknown>;
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+
+interface PodSpec {
+  serviceAccountName: string;
+  securityContext: Record<string, unknown>;
+  containers: Container[];
+  volumes: { name: string; secret?: { secretName: string; defaultMode: number; items: { key: string; path: string }[] } }[];
+}
+
+interface Deployment extends KubeObject {
+  spec: { replicas: number; strategy: Record<string, unknown>; template: { metadata: KubeObject["metadata"]; spec: PodSpec } };
+}
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+
+type RoleObject = KubeObject & { rules: Rule[] };
+
+const chart = new HelmChart({
+  chart: join(REPO_ROOT, "deploy", "provider-controller"),
+  release: RELEASE,
+  namespace: NAMESPACE,
+  scratchPrefix: "provider-controller-chart-",
+});
+
+beforeAll(() => chart.init());
+
+afterAll(() => chart.close());
+
+function podSpec(objects: readonly KubeObject[]): PodSpec {
+  return only<Deployment>(objects, "Deployment").spec.template.spec;
+}
+
+function container(objects: readonly KubeObject[]): Container {
+  const [first, ...more] = podSpec(objects).containers;
+  if (first === undefined || more.length > 0) throw new Error("expected exactly one container");
+  return first;
+}
+
+/** Verbs granted on group/resource, sorted; throws on a rule that names several groups or resources ambiguously. */
+function verbsOf(rules: readonly Rule[], group: string, resource: string): string[] {
+  return rules.filter((rule) => rule.apiGroups.includes(group) && rule.resources.includes(resource)).flatMap((rule) => rule.verbs).sort();
+}
+
+describe("provider-controller chart: workload", () => {
+  it("renders the ServiceAccount, RBAC and a Deployment of two replicas in the release namespace", async () => {
+    const objects = await chart.template(REQUIRED);
+    expect(objects.map((obj) => `${obj.kind ?? ""}/${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`)).toEqual([
+      `ServiceAccount/${NAMESPACE}/${FULLNAME}`,
+      `ClusterRole//${FULLNAME}`,
+      `ClusterRoleBinding//${FULLNAME}`,
+      `Role/${NAMESPACE}/${FULLNAME}-leader-election`,
+      `RoleBinding/${NAMESPACE}/${FULLNAME}-leader-election`,
+      `Deployment/${NAMESPACE}/${FULLNAME}`,
+    ]);
+    const deployment = only<Deployment>(objects, "Deployment");
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
+    expect(podSpec(objects).serviceAccountName).toBe(FULLNAME);
+  });
+
+  it("runs the controller's binary with the default flags, the kcp kubeconfig from the Secret and no --infra-kubeconfig", async () => {
+    const objects = await chart.template(REQUIRED);
+    const pc = container(objects);
+    expect(pc.image).toBe("ghcr.io/edgeconnect/provider-controller:0.1.0");
+    expect(pc.command).toEqual(["node", "/app/packages/provider-controller/dist/main.js"]);
+    expect(pc.args).toEqual(DEFAULT_ARGS);
+    expect(pc.args.filter((arg) => arg.startsWith("--infra-kubeconfig"))).toEqual([]);
+    expect(pc.volumeMounts).toContainEqual({ name: "kcp-kubeconfig", mountPath: "/etc/kcp", readOnly: true });
+    expect(podSpec(objects).volumes.find((volume) => volume.name === "kcp-kubeconfig")?.secret).toEqual({
+      secretName: "kcp-provider-workspace",
+      defaultMode: 0o440,
+      items: [{ key: "admin.kubeconfig", path: "kubeconfig" }],
+    });
+  });
+
+  it("probes /healthz and /readyz on the health port", async () => {
+    const pc = container(await chart.template(REQUIRED));
+    expect(pc.ports.map((port) => [port.name, port.containerPort])).toEqual([
+      ["metrics", 8080],
+      ["healthz", 8081],
+    ]);
+    expect(pc.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "healthz" });
+    expect(pc.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "healthz" });
+  });
+
+  it("runs unprivileged: non-root, read-only root, no escalation, no capabilities, RuntimeDefault seccomp, bounded memory", async () => {
+    const objects = await chart.template(REQUIRED);
+    expect(podSpec(objects).securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+    const pc = container(objects);
+    expect(pc.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+    expect(pc.resources.requests).toMatchObject({ cpu: expect.any(String) as unknown, memory: expect.any(String) as unknown });
+    expect(pc.resources.limits?.memory).toEqual(expect.any(String));
+    expect(pc.volumeMounts).toContainEqual({ name: "tmp", mountPath: "/tmp" });
+  });
+
+  it("builds every flag from values, --allowed-otc-auth-url once per entry", async () => {
+    const objects = await chart.template({
+      kcp: { ...REQUIRED.kcp, apiExportEndpointSlice: "edge-slice" },
+      maxConcurrentReconciles: 16,
+      otc: {
+        allowedAuthUrls: ["https://iam.eu-de.otc.t-systems.com/", "https://iam.*.sovereign.t-systems.com/", "http://127.0.0.1:9001/v3"],
+        concurrencyPerCredentials: 4,
+        timeout: "1m30s",
+      },
+      credentialCacheTtl: "5m",
+      kubeconfigValidityDays: 90,
+      leaderElection: { enabled: true, namespace: "kube-system", name: "pc-lease" },
+      metrics: { port: 9100 },
+      healthProbe: { port: 9101 },
+      extraArgs: ["--infra-kubeconfig=/etc/infra/kubeconfig"],
+      command: ["/usr/local/bin/node", "/opt/pc/main.js"],
+      image: { repository: "registry.example/pc", tag: "0.2.0-rc.1" },
+    });
+    const pc = container(objects);
+    expect(pc.command).toEqual(["/usr/local/bin/node", "/opt/pc/main.js"]);
+    expect(pc.image).toBe("registry.example/pc:0.2.0-rc.1");
+    expect(pc.args).toEqual([
+      "--kcp-kubeconfig=/etc/kcp/kubeconfig",
+      "--apiexport-endpoint-slice=edge-slice",
+      "--max-concurrent-reconciles=16",
+      "--allowed-otc-auth-url=https://iam.eu-de.otc.t-systems.com/",
+      "--allowed-otc-auth-url=https://iam.*.sovereign.t-systems.com/",
+      "--allowed-otc-auth-url=http://127.0.0.1:9001/v3",
+      "--otc-concurrency-per-credentials=4",
+      "--otc-timeout=1m30s",
+      "--credential-cache-ttl=5m",
+      "--kubeconfig-validity-days=90",
+      "--leader-elect=true",
+      "--leader-elect-resource-namespace=kube-system",
+      "--leader-elect-resource-name=pc-lease",
+      "--metrics-bind-address=:9100",
+      "--health-probe-bind-address=:9101",
+      "--infra-kubeconfig=/etc/infra/kubeconfig",
+    ]);
+    expect(pc.ports.map((port) => port.containerPort)).toEqual([9100, 9101]);
+    // The Lease's Role follows the Lease; the binding still names the release's ServiceAccount.
+    expect(only(objects, "Role").metadata?.namespace).toBe("kube-system");
+    expect(only(objects, "RoleBinding")).toMatchObject({
+      metadata: { namespace: "kube-system" },
+      subjects: [{ kind: "ServiceAccount", name: FULLNAME, namespace: NAMESPACE }],
+    });
+  });
+
+  it("without leader election: --leader-elect=false and no Role for a Lease", async () => {
+    const objects = await chart.template({ ...REQUIRED, replicas: 1, leaderElection: { enabled: false } });
+    const args = container(objects).args;
+    expect(args).toContain("--leader-elect=false");
+    expect(args.filter((arg) => arg.startsWith("--leader-elect-resource"))).toEqual([]);
+    expect(objects.map((obj) => obj.kind)).not.toContain("Role");
+    expect(objects.map((obj) => obj.kind)).not.toContain("RoleBinding");
+  });
+});
+
+describe("provider-controller chart: RBAC", () => {
+  it("has no wildcard anywhere", async () => {
+    const objects = await chart.template(REQUIRED);
+    const rules = [only<RoleObject>(objects, "ClusterRole"), only<RoleObject>(objects, "Role")].flatMap((role) => role.rules);
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      for (const field of [rule.apiGroups, rule.resources, rule.verbs, rule.resourceNames ?? []]) expect(field).not.toContain("*");
+    }
+  });
+
+  it("grants exactly what the controller does on the infrastructure cluster", async () => {
+    const rules = only<RoleObject>(await chart.template(REQUIRED), "ClusterRole").rules;
+    // Server-side apply that creates an object is authorised as create too, so every applied kind has create next to patch.
+    const managed = ["create", "delete", "get", "list", "patch", "watch"];
+    const expected: [string, string, string[]][] = [
+      ["", "namespaces", ["create", "delete", "get"]],
+      ["", "secrets", ["create", "delete", "get", "patch"]],
+      ["vpc.opentelekomcloud.m.crossplane.io", "vpcv1s", managed],
+      ["vpc.opentelekomcloud.m.crossplane.io", "subnetv1s", managed],
+      ["vpc.opentelekomcloud.m.crossplane.io", "eipv1s", managed],
+      ["cce.opentelekomcloud.m.crossplane.io", "clusterv3s", managed],
+      ["cce.opentelekomcloud.m.crossplane.io", "nodepoolv3s", managed],
+      ["compute.opentelekomcloud.m.crossplane.io", "keypairv2s", managed],
+      ["opentelekomcloud.m.crossplane.io", "providerconfigs", ["create", "delete", "get", "patch"]],
+    ];
+    for (const [group, resource, verbs] of expected) expect([group, resource, verbsOf(rules, group, resource)]).toEqual([group, resource, verbs]);
+    // Nothing beyond the table: every (group, resource) granted is one of the rows.
+    const granted = rules.flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.map((resource) => `${group}/${resource}`)));
+    expect([...new Set(granted)].sort()).toEqual(expected.map(([group, resource]) => `${group}/${resource}`).sort());
+    expect(rules.every((rule) => rule.resourceNames === undefined)).toBe(true);
+  });
+
+  it("grants the Lease: create, and get and update of the Lease by name, in its namespace only", async () => {
+    const objects = await chart.template(REQUIRED);
+    const lease = only<RoleObject>(objects, "Role");
+    expect(lease.metadata?.namespace).toBe(NAMESPACE);
+    expect(lease.rules).toEqual([
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["provider-controller"], verbs: ["get", "update"] },
+    ]);
+    expect(only(objects, "RoleBinding")).toMatchObject({
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${FULLNAME}-leader-election` },
+      subjects: [{ kind: "ServiceAccount", name: FULLNAME, namespace: NAMESPACE }],
+    });
+    expect(only(objects, "ClusterRoleBinding")).toMatchObject({
+      roleRef: { kind: "ClusterRole", name: FULLNAME },
+      subjects: [{ kind: "ServiceAccount", name: FULLNAME, namespace: NAMESPACE }],
+    });
+  });
+});
+
+describe("provider-controller chart: missing, malformed and contradictory values fail rendering", () => {
+  const secret = REQUIRED.kcp.kubeconfigSecret;
+  const cases: [string, object, string][] = [
+    ["no kcp kubeconfig Secret", {}, "kcp.kubeconfigSecret.name is required: the Secret (in the release namespace) holding the kubeconfig of kcp's provider workspace"],
+    ["a Secret without its key", { kcp: { kubeconfigSecret: { name: secret.name } } }, "kcp.kubeconfigSecret.key is required"],
+    ["replicas without leader election", { ...REQUIRED, leaderElection: { enabled: false } }, "replicas > 1 needs leaderElection.enabled"],
+    ["one port for metrics and probes", { ...REQUIRED, metrics: { port: 9000 }, healthProbe: { port: 9000 } }, "metrics.port and healthProbe.port must differ"],
+    // values.schema.json
+    ["a misspelt value", { ...REQUIRED, kcp: { kubeconfigSecret: { ...secret, namespace: "x" } } }, "additional properties 'namespace' not allowed"],
+    ["an auth URL that is no prefix with a path", { ...REQUIRED, otc: { allowedAuthUrls: ["iam.eu-de.otc.t-systems.com"] } }, "at '/otc/allowedAuthUrls/0'"],
+    ["no auth URL at all", { ...REQUIRED, otc: { allowedAuthUrls: [] } }, "at '/otc/allowedAuthUrls'"],
+    ["a duration the controller cannot parse", { ...REQUIRED, otc: { timeout: "20 seconds" } }, "at '/otc/timeout'"],
+    ["a number where a duration belongs", { ...REQUIRED, credentialCacheTtl: 600 }, "at '/credentialCacheTtl': got number, want string"],
+    ["zero reconciles", { ...REQUIRED, maxConcurrentReconciles: 0 }, "at '/maxConcurrentReconciles'"],
+    ["an invalid Secret name", { kcp: { kubeconfigSecret: { ...secret, name: "Kcp_Secret" } } }, "at '/kcp/kubeconfigSecret/name'"],
+    ["an empty command", { ...REQUIRED, command: [] }, "at '/command'"],
+  ];
+
+  it.each(cases)("%s", async (_name, values, message) => {
+    expect(await chart.templateFailure(values)).toContain(message);
+  });
+
+  it("even when only the ServiceAccount is shown", async () => {
+    expect(await chart.templateFailure({}, { showOnly: "templates/serviceaccount.yaml" })).toContain("kcp.kubeconfigSecret.name is required");
+  });
+
+  it("helm lint --strict passes with the required values", async () => {
+    expect(await chart.helm(["lint", "--strict", chart.chart, "-f", chart.valuesFile(REQUIRED)])).toContain("1 chart(s) linted, 0 chart(s) failed");
+  });
+});
+
+describeInfra(`provider-controller chart against the infrastructure cluster (${state.infra.mode})`, () => {
+  const client = infra as RestClient;
+  const namespace = `pc-chart-${randomBytes(3).toString("hex")}`;
+
+  beforeAll(async () => {
+    await client.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  });
+
+  afterAll(async () => {
+    await client.delete(`/api/v1/namespaces/${namespace}`).catch(() => undefined);
+  });
+
+  const valueSets: [string, object][] = [
+    ["the required values", REQUIRED],
+    [
+      "every flag set",
+      {
+        ...REQUIRED,
+        maxConcurrentReconciles: 4,
+        otc: { allowedAuthUrls: ["https://iam.eu-de.otc.t-systems.com/", "https://iam.eu-nl.otc.t-systems.com/"], concurrencyPerCredentials: 1, timeout: "5s" },
+        credentialCacheTtl: "1h",
+        kubeconfigValidityDays: 30,
+        imagePullSecrets: ["swr"],
+        podAnnotations: { a: "b" },
+        env: [{ name: "NODE_OPTIONS", value: "--max-old-space-size=384" }],
+      },
+    ],
+    ["one replica without leader election", { ...REQUIRED, replicas: 1, leaderElection: { enabled: false } }],
+  ];
+
+  it.each(valueSets)("accepts every object rendered for %s", async (_name, values) => {
+    const objects = await chart.template(values, { namespace });
+    expect(objects.length).toBeGreaterThanOrEqual(4);
+    const accepted = await dryRunAll(client, objects);
+    expect(accepted.map((obj) => `${obj.kind ?? ""}/${obj.metadata?.name ?? ""}`)).toEqual(objects.map((obj) => `${obj.kind ?? ""}/${obj.metadata?.name ?? ""}`));
+  });
+
+  it("admits a pod of the Deployment's template", async () => {
+    const objects = await chart.template(REQUIRED, { namespace });
+    // Pod admission looks the service account up; the dry-runs above stored nothing.
+    await client.create(`/api/v1/namespaces/${namespace}/serviceaccounts`, only(objects, "ServiceAccount")).catch((err: unknown) => {
+      if (!(err instanceof HttpStatusError && err.status === 409)) throw err;
+    });
+    const { spec, metadata } = only<Deployment>(objects, "Deployment").spec.template;
+    const pod = await dryRunCreate(client, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, name: "provider-controller", namespace }, spec });
+    const admitted = pod.spec as PodSpec;
+    expect(admitted.containers[0]?.args).toEqual(DEFAULT_ARGS.map((arg) => arg.replace(NAMESPACE, namespace)));
+    expect(admitted.containers[0]?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+  });
+
+  it("rejects an unknown field, so the dry-runs above prove something", async () => {
+    const deployment = only<Deployment>(await chart.template(REQUIRED, { namespace }), "Deployment");
+    const broken = { ...deployment, spec: { ...deployment.spec, template: { ...deployment.spec.template, spec: { ...deployment.spec.template.spec, hostNetwrok: true } } } };
+    const err = await rejection(dryRunCreate(client, broken));
+    expect([400, 422]).toContain(err.status);
+    expect(err.message).toContain("hostNetwrok");
+  });
+
+  it("helm install --dry-run=server renders the notes against the cluster", async () => {
+    const kubeconfig = "kubeconfig" in state.infra ? state.infra.kubeconfig : "";
+    const output = await chart.helm(["install", "notes", chart.chart, "--dry-run=server", "--namespace", namespace, "--kubeconfig", kubeconfig, "-f", chart.valuesFile(REQUIRED)]);
+    expect(output).toContain(`The provider-controller runs as Deployment ${namespace}/notes-provider-controller (2 replicas)`);
+    expect(output).toContain(`Secret ${namespace}/kcp-provider-workspace (key admin.kubeconfig)`);
+  });
+});
