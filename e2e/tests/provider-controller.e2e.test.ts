@@ -219,6 +219,8 @@ describeInfra("provider-controller", () => {
       const kc = await ready(matched.ws);
       expect(kc.status?.flavor).toMatchObject({ name: "s3.xlarge.4", source: "Matched" });
       expect(kc.status?.flavor?.soldOut).toEqual([{ flavor: "c4.xlarge.2", zone: "random" }]);
+      // The sold-out pool is deleted while its successor is created; it may take a moment longer to go.
+      await eventually(async () => [live(matched.account).nodePools === 1, JSON.stringify(live(matched.account))], { timeoutMs: 30_000, description: "only the new node pool left" });
       expect(live(matched.account)).toMatchObject({ nodePools: 1, servers: 2 });
       const events = await matched.ws.client.list<KubeObject & { reason?: string; message?: string }>("/api/v1/namespaces/default/events");
       expect(events.items.some((event) => event.reason === "FlavorSoldOut" && /s3\.xlarge\.4/.test(event.message ?? ""))).toBe(true);

@@ -267,7 +267,14 @@ describeInfra("crossplane-otc-simulator process", () => {
     });
     const servers = ((cluster.status?.atProvider?.certificateClusters ?? []) as { name: string; server: string }[]).map((entry) => entry.name);
     expect(servers).toEqual(expect.arrayContaining(["internalCluster", "externalCluster"]));
-    expect((await ready(EIP, "api")).status?.atProvider?.status).toBe("ACTIVE");
+    // The EIP's observation catches up with the binding on its next poll, not with the cluster's.
+    await eventually(
+      async () => {
+        const eip = await ready(EIP, "api");
+        return holds(eip.status?.atProvider?.status === "ACTIVE", `EIP status ${String(eip.status?.atProvider?.status)}`, eip);
+      },
+      { timeoutMs: 30_000, description: "EIP bound (ACTIVE)" },
+    );
 
     await apply(NODE_POOL, "workers", {
       providerConfigRef: usesOtc,
