@@ -27,6 +27,6 @@ step "installing dependencies (pnpm $PNPM_VERSION)"
 "${PNPM[@]}" install --frozen-lockfile --reporter=append-only >&2
 step "building (tsc -b)"
 "${PNPM[@]}" run --silent build >&2
-step "providing kcp, kube-apiserver, etcd and helm"
+step "providing kcp, kube-apiserver, etcd, helm and the Cluster API managers"
 "${PNPM[@]}" run --silent binaries >&2
 echo "setup took $(elapsed "$started")" >&2

@@ -165,4 +165,79 @@ describe("resolveBinary", () => {
     writeFileSync(join(wrapperDir("etcd", repo), "go.sum"), "changed\n");
     expect(cachePath("etcd", "v3.6.8", wrapperDir("etcd", repo), repo)).not.toBe(cached);
   });
+
+  describe("Cluster API managers", () => {
+    const CAPI_GO_MOD = "module wrapper\n\ngo 1.26.0\n\nrequire (\n\tsigs.k8s.io/cluster-api v1.14.2\n\tsigs.k8s.io/cluster-api/api v1.14.2\n)\n";
+    const DEV_GO_MOD = CAPI_GO_MOD.replace(")\n", "\tsigs.k8s.io/cluster-api/test v1.14.2\n)\n");
+
+    beforeEach(() => {
+      for (const [name, goMod] of [
+        ["capi-core", CAPI_GO_MOD],
+        ["capi-dev", DEV_GO_MOD],
+        ["capi-operator", "module wrapper\n\ngo 1.26.6\n\nrequire sigs.k8s.io/cluster-api-operator v0.29.0\n"],
+      ] as const) {
+        mkdirSync(wrapperDir(name, repo), { recursive: true });
+        writeFileSync(join(wrapperDir(name, repo), "go.mod"), goMod);
+      }
+    });
+
+    it("share one wrapper for the three managers of the cluster-api module, each cached under its own name", () => {
+      expect(wrapperDir("capi-core", repo)).toBe(join(repo, "scripts", "binaries", "cluster-api"));
+      expect(wrapperDir("capi-kubeadm-bootstrap", repo)).toBe(wrapperDir("capi-core", repo));
+      expect(wrapperDir("capi-kubeadm-control-plane", repo)).toBe(wrapperDir("capi-core", repo));
+      expect(wrapperDir("capi-dev", repo)).toBe(join(repo, "scripts", "binaries", "cluster-api-dev"));
+      expect(wrapperDir("capi-operator", repo)).toBe(join(repo, "scripts", "binaries", "cluster-api-operator"));
+      const dir = wrapperDir("capi-core", repo);
+      expect(cachePath("capi-core", "v1.14.2", dir, repo)).toMatch(/\/\.cache\/bin\/capi-core-v1\.14\.2-[0-9a-f]{12}\/capi-core$/);
+      expect(cachePath("capi-kubeadm-bootstrap", "v1.14.2", dir, repo)).not.toBe(cachePath("capi-core", "v1.14.2", dir, repo));
+    });
+
+    it("read the pinned version of their own module, not of a module it prefixes", () => {
+      expect(requiredVersion(CAPI_GO_MOD, BINARIES["capi-core"].module)).toBe("v1.14.2");
+      expect(requiredVersion("require sigs.k8s.io/cluster-api/api v1.14.2\n", BINARIES["capi-core"].module)).toBeUndefined();
+      expect(BINARIES["capi-dev"].module).toBe("sigs.k8s.io/cluster-api/test");
+    });
+
+    it("take the environment variable, never PATH, and name it when missing", async () => {
+      fakeEtcd(join(bin, "given"), "0.0.1");
+      for (const [name, envVar] of [
+        ["capi-core", "CAPI_CORE_BIN"],
+        ["capi-kubeadm-bootstrap", "CAPI_KUBEADM_BOOTSTRAP_BIN"],
+        ["capi-kubeadm-control-plane", "CAPI_KUBEADM_CONTROL_PLANE_BIN"],
+        ["capi-dev", "CAPI_DEV_BIN"],
+        ["capi-operator", "CAPI_OPERATOR_BIN"],
+      ] as const) {
+        expect(BINARIES[name].envVar).toBe(envVar);
+        expect(await resolveBinary(name, { repoRoot: repo, env: { [envVar]: join(bin, "given"), PATH: "" }, build: false })).toMatchObject({
+          path: join(bin, "given"),
+          source: "env",
+          version: name === "capi-operator" ? "v0.29.0" : "v1.14.2",
+        });
+      }
+      // Running a manager to ask its version would start it: one on PATH is not taken.
+      fakeEtcd(join(bin, "capi-core"), "1.14.2");
+      await expect(resolveBinary("capi-core", { repoRoot: repo, env: { PATH: bin }, build: false })).rejects.toThrow(
+        "capi-core v1.14.2 not found: set CAPI_CORE_BIN, or build it with `pnpm binaries capi-core`",
+      );
+    });
+
+    it("finds the cached build", async () => {
+      const cached = cachePath("capi-dev", "v1.14.2", wrapperDir("capi-dev", repo), repo);
+      mkdirSync(join(cached, ".."), { recursive: true });
+      fakeEtcd(cached, "unused");
+      expect(await resolveBinary("capi-dev", { repoRoot: repo, env: { PATH: "" }, build: false })).toMatchObject({ path: cached, source: "cache" });
+    });
+
+    it("stamp the version package as upstream's release script does", () => {
+      expect(BINARIES["capi-core"].ldflags({ version: "v1.14.2", kubernetes: "v1.35.0" })).toBe(
+        "-X sigs.k8s.io/cluster-api/version.gitVersion=v1.14.2 -X sigs.k8s.io/cluster-api/version.gitMajor=1 " +
+          "-X sigs.k8s.io/cluster-api/version.gitMinor=14 -X sigs.k8s.io/cluster-api/version.gitTreeState=clean -s -w",
+      );
+      expect(BINARIES["capi-dev"].ldflags({ version: "v1.14.2" })).toBe(BINARIES["capi-core"].ldflags({ version: "v1.14.2" }));
+      expect(BINARIES["capi-operator"].ldflags({ version: "v0.29.0" })).toBe(
+        "-X sigs.k8s.io/cluster-api-operator/version.gitVersion=v0.29.0 -X sigs.k8s.io/cluster-api-operator/version.gitMajor=0 " +
+          "-X sigs.k8s.io/cluster-api-operator/version.gitMinor=29 -X sigs.k8s.io/cluster-api-operator/version.gitTreeState=clean",
+      );
+    });
+  });
 });

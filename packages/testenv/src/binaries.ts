@@ -2,7 +2,8 @@
  * Where the server binaries and the helm CLI come from. For each binary, in
  * order: the path in its environment variable (trusted as is), a binary of the
  * pinned version on PATH, the repository's cache, and last a build from the Go
- * module proxy with the committed wrapper module in `scripts/binaries/<name>/`.
+ * module proxy with the committed wrapper module in `scripts/binaries/<name>/`
+ * (or the spec's `wrapper` folder, which the Cluster API managers share).
  *
  * The cache key holds the pinned version and a hash of the wrapper's files
  * (go.mod, go.sum, compat/), so changing any builds anew and a second run
@@ -24,7 +25,16 @@ import { BinaryUnavailableError } from "./errors.js";
 
 const run = promisify(execFile);
 
-export type BinaryName = "kcp" | "kube-apiserver" | "etcd" | "helm";
+export type BinaryName =
+  | "kcp"
+  | "kube-apiserver"
+  | "etcd"
+  | "helm"
+  | "capi-core"
+  | "capi-kubeadm-bootstrap"
+  | "capi-kubeadm-control-plane"
+  | "capi-dev"
+  | "capi-operator";
 
 export interface BinarySpec {
   readonly name: BinaryName;
@@ -32,6 +42,19 @@ export interface BinarySpec {
   readonly envVar: string;
   /** The Go module the wrapper requires. */
   readonly module: string;
+  /**
+   * The folder under scripts/binaries/ holding the wrapper module, when it is
+   * not the binary's name: the Cluster API managers share one module graph,
+   * so one wrapper builds all three.
+   */
+  readonly wrapper?: string;
+  /**
+   * False for binaries that cannot tell their version without starting (the
+   * Cluster API managers have no version flag and run when called): a
+   * binary of that name on PATH cannot be checked, so only the environment
+   * variable and the cache are trusted.
+   */
+  readonly onPath?: boolean;
   /** The main package to build. */
   readonly mainPackage: string;
   /** Arguments that make the binary print its version. */
@@ -83,6 +106,50 @@ function helmFlags(pinned: PinnedVersions): string {
   return flags.join(" ");
 }
 
+/**
+ * What Cluster API's release script (hack/scripts/release/version.sh, and the
+ * operator's hack/version.sh) stamps into `<module>/version`. The commit,
+ * release commit and build date are left out: the module proxy does not tell
+ * the commit, and a date would make the build differ run to run.
+ */
+function clusterApiFlags(versionPackage: string, strip: boolean) {
+  return (pinned: PinnedVersions): string => {
+    const [, major = "", minor = ""] = /^v(\d+)\.(\d+)/.exec(pinned.version) ?? [];
+    return [
+      `-X ${versionPackage}.gitVersion=${pinned.version}`,
+      `-X ${versionPackage}.gitMajor=${major}`,
+      `-X ${versionPackage}.gitMinor=${minor}`,
+      `-X ${versionPackage}.gitTreeState=clean`,
+      // Cluster API strips its release binaries (unless DBG=1); the operator does not.
+      ...(strip ? ["-s -w"] : []),
+    ].join(" ");
+  };
+}
+
+/** A Cluster API manager: no version flag, so never taken from PATH. */
+function clusterApiManager(
+  name: BinaryName,
+  envVar: string,
+  module: string,
+  wrapper: string,
+  mainPackage: string,
+  ldflags: (pinned: PinnedVersions) => string,
+): BinarySpec {
+  return {
+    name,
+    envVar,
+    module,
+    wrapper,
+    mainPackage,
+    onPath: false,
+    versionArgs: [],
+    matchesVersion: () => false,
+    ldflags,
+  };
+}
+
+const capiFlags = clusterApiFlags("sigs.k8s.io/cluster-api/version", true);
+
 export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
   kcp: {
     name: "kcp",
@@ -123,6 +190,49 @@ export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
     matchesVersion: (output, pinned) => new RegExp(`^${escape(pinned.version)}(?:\\+\\S*)?$`, "m").test(output.trim()),
     ldflags: helmFlags,
   },
+  "capi-core": clusterApiManager(
+    "capi-core",
+    "CAPI_CORE_BIN",
+    "sigs.k8s.io/cluster-api",
+    "cluster-api",
+    // Upstream's Makefile (manager-core) builds this package, not cmd/.
+    "sigs.k8s.io/cluster-api/core",
+    capiFlags,
+  ),
+  "capi-kubeadm-bootstrap": clusterApiManager(
+    "capi-kubeadm-bootstrap",
+    "CAPI_KUBEADM_BOOTSTRAP_BIN",
+    "sigs.k8s.io/cluster-api",
+    "cluster-api",
+    "sigs.k8s.io/cluster-api/bootstrap/kubeadm",
+    capiFlags,
+  ),
+  "capi-kubeadm-control-plane": clusterApiManager(
+    "capi-kubeadm-control-plane",
+    "CAPI_KUBEADM_CONTROL_PLANE_BIN",
+    "sigs.k8s.io/cluster-api",
+    "cluster-api",
+    "sigs.k8s.io/cluster-api/controlplane/kubeadm",
+    capiFlags,
+  ),
+  // The development (CAPD) provider lives in the test module but stamps the
+  // core module's version package, as upstream's manager-docker-infrastructure does.
+  "capi-dev": clusterApiManager(
+    "capi-dev",
+    "CAPI_DEV_BIN",
+    "sigs.k8s.io/cluster-api/test",
+    "cluster-api-dev",
+    "sigs.k8s.io/cluster-api/test/infrastructure/docker",
+    capiFlags,
+  ),
+  "capi-operator": clusterApiManager(
+    "capi-operator",
+    "CAPI_OPERATOR_BIN",
+    "sigs.k8s.io/cluster-api-operator",
+    "cluster-api-operator",
+    "sigs.k8s.io/cluster-api-operator/cmd",
+    clusterApiFlags("sigs.k8s.io/cluster-api-operator/version", false),
+  ),
 };
 
 function escape(text: string): string {
@@ -133,7 +243,7 @@ function escape(text: string): string {
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 export function wrapperDir(name: BinaryName, repoRoot = REPO_ROOT): string {
-  return join(repoRoot, "scripts", "binaries", name);
+  return join(repoRoot, "scripts", "binaries", BINARIES[name].wrapper ?? name);
 }
 
 /** The version of `module` a go.mod requires. */
@@ -251,7 +361,7 @@ export async function resolveBinary(name: BinaryName, options: ResolveOptions = 
     return { name, path: given, source: "env", version: pinned.version };
   }
 
-  const onPath = findOnPath(name, env.PATH ?? "");
+  const onPath = spec.onPath === false ? undefined : findOnPath(name, env.PATH ?? "");
   if (onPath !== undefined && (await versionMatches(onPath, spec, pinned))) {
     return { name, path: onPath, source: "path", version: pinned.version };
   }
@@ -261,7 +371,7 @@ export async function resolveBinary(name: BinaryName, options: ResolveOptions = 
 
   if (options.build === false) {
     throw new BinaryUnavailableError(
-      `${name} ${pinned.version} not found: set ${spec.envVar}, put it on PATH, or build it with \`pnpm binaries\``,
+      `${name} ${pinned.version} not found: set ${spec.envVar}, ${spec.onPath === false ? "" : "put it on PATH, "}or build it with \`pnpm binaries ${name}\``,
     );
   }
   await build(spec, pinned, dir, goMod, cached, options.log ?? (() => undefined));
@@ -320,4 +430,21 @@ async function build(
   // Concurrent builds each write their own file; the rename makes one win whole.
   renameSync(partial, target);
   log(`built ${spec.name} ${pinned.version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * The source of the module a binary is built from, as the Go module cache
+ * holds it (downloaded through the proxy when missing): manifests such as
+ * CRDs and webhook configurations belong to exactly the pinned version.
+ */
+export async function moduleSource(name: BinaryName, repoRoot = REPO_ROOT): Promise<{ readonly dir: string; readonly version: string }> {
+  const spec = BINARIES[name];
+  const dir = wrapperDir(name, repoRoot);
+  const version = requiredVersion(readFileSync(join(dir, "go.mod"), "utf8"), spec.module);
+  if (version === undefined) throw new BinaryUnavailableError(`${dir}/go.mod does not require ${spec.module}`);
+  try {
+    return { dir: (await moduleInfo(spec.module, version)).Dir, version };
+  } catch (err) {
+    throw new BinaryUnavailableError(`the sources of ${spec.module}@${version} are not available: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

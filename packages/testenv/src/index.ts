@@ -1,8 +1,8 @@
 /**
  * @edgeconnect/testenv: real kcp, kube-apiserver and etcd processes for tests
  * and the local demo, plus the fixtures to use them (workspaces, bindings,
- * manifests, polling with reasons), and the helm CLI the chart tests render
- * with.
+ * manifests, polling with reasons), the helm CLI the chart tests render
+ * with, and the real Cluster API managers (`ClusterApiStack`).
  *
  * Servers run on free loopback ports in temporary directories, each in its own
  * process group; a reaper process removes them if the owner dies. Binaries come
@@ -12,7 +12,8 @@
  * @module
  */
 export { applyManifests, objectPath, parseManifests, TESTENV_FIELD_MANAGER } from "./apply.js";
-export { BINARIES, REPO_ROOT, resolveBinary, type BinaryName, type ResolvedBinary } from "./binaries.js";
+export { BINARIES, moduleSource, REPO_ROOT, resolveBinary, type BinaryName, type ResolvedBinary } from "./binaries.js";
+export { CLUSTER_API_PROVIDERS, ClusterApiStack, type ClusterApiProvider, type ClusterApiStackOptions } from "./cluster-api.js";
 export {
   connect,
   connectFromEnv,

@@ -1,0 +1,295 @@
+/**
+ * The real Cluster API managers, run out of cluster against a management
+ * cluster the caller started (a `KubeApiServer`): core, the kubeadm bootstrap
+ * and control-plane providers, and the development infrastructure provider
+ * (CAPD) whose in-memory backend needs no Docker.
+ *
+ * What upstream's kustomize and cert-manager do in a real cluster is done
+ * here by hand, because without it the managers start but nothing works:
+ * - CRDs from each module's config/crd/bases get the labels its kustomization
+ *   adds; the topology controller reads a provider's contract version from
+ *   them ("contract version label(s) are either missing" otherwise);
+ * - the admission webhooks are registered with URLs on 127.0.0.1 and a CA
+ *   made here; without defaulting webhooks, e.g. a MachineDeployment fails
+ *   with "unexpected deployment strategy type";
+ * - every manager gets its own webhook, health and diagnostics port, since
+ *   their defaults (9443, :9440, :8443) are the same for all of them.
+ * The dev provider's in-memory backend binds fixed ports of its own (:19000
+ * for debugging, one of 20000-30000 per workload cluster, no flag changes
+ * them), so only one stack with "dev" runs on a machine at a time.
+ * Conversion webhooks are left out: the managers and the upstream templates
+ * speak v1beta2 only, the storage version, so nothing is ever converted.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { parse as parseYaml } from "yaml";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { applyManifests, parseManifests } from "./apply.js";
+import { moduleSource, resolveBinary, type BinaryName, type ResolveOptions } from "./binaries.js";
+import { FatalError } from "./errors.js";
+import { eventually, holds } from "./eventually.js";
+import type { KubeApiServer } from "./kube-apiserver.js";
+import { freePorts } from "./ports.js";
+import type { Reaper } from "./reaper.js";
+import { ServerProcess } from "./server-process.js";
+
+const run = promisify(execFile);
+
+export type ClusterApiProvider = "core" | "kubeadm-bootstrap" | "kubeadm-control-plane" | "dev";
+
+export const CLUSTER_API_PROVIDERS: readonly ClusterApiProvider[] = ["core", "kubeadm-bootstrap", "kubeadm-control-plane", "dev"];
+
+interface ProviderSpec {
+  readonly binary: BinaryName;
+  /** The provider's config/ directory inside its module. */
+  readonly configDir: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+// ClusterClass-based clusters (spec.topology) need the ClusterTopology gate in every
+// manager: core runs the topology controller, and the providers' webhooks refuse
+// templates otherwise ("can be set only if the ClusterTopology feature flag is enabled").
+const TOPOLOGY = "--feature-gates=ClusterTopology=true";
+
+const PROVIDERS: Readonly<Record<ClusterApiProvider, ProviderSpec>> = {
+  core: { binary: "capi-core", configDir: "core/config", args: [TOPOLOGY], env: {} },
+  "kubeadm-bootstrap": { binary: "capi-kubeadm-bootstrap", configDir: "bootstrap/kubeadm/config", args: [TOPOLOGY], env: {} },
+  "kubeadm-control-plane": { binary: "capi-kubeadm-control-plane", configDir: "controlplane/kubeadm/config", args: [TOPOLOGY], env: {} },
+  // CAPD writes POD_IP into each workload cluster's endpoint and listens there; in a
+  // pod it is the pod's address, here the in-memory API servers live on loopback.
+  dev: { binary: "capi-dev", configDir: "infrastructure/docker/config", args: [TOPOLOGY], env: { POD_IP: "127.0.0.1" } },
+};
+
+export interface ClusterApiStackOptions {
+  /** The management cluster; its admin credentials are handed to every manager. */
+  readonly kubeApiServer: KubeApiServer;
+  readonly reaper?: Reaper;
+  /** Default: all four. Order does not matter; core is started first. */
+  readonly providers?: readonly ClusterApiProvider[];
+  /** Directory for certificates and logs; a fresh temporary one when absent. */
+  readonly dir?: string;
+  readonly keepDir?: boolean;
+  /** How binaries are found (and built); see `resolveBinary`. */
+  readonly resolve?: ResolveOptions;
+  /** Per manager, default 120 s. */
+  readonly startTimeoutMs?: number;
+}
+
+interface RunningManager {
+  readonly provider: ClusterApiProvider;
+  readonly process: ServerProcess;
+  readonly healthUrl: string;
+}
+
+export class ClusterApiStack {
+  private constructor(
+    private readonly options: ClusterApiStackOptions,
+    readonly dir: string,
+    private readonly client: RestClient,
+    private readonly managers: RunningManager[],
+    /** Paths of the webhook configurations registered, to remove on stop. */
+    private readonly webhookPaths: string[],
+  ) {}
+
+  static async start(options: ClusterApiStackOptions): Promise<ClusterApiStack> {
+    const wanted = new Set(options.providers ?? CLUSTER_API_PROVIDERS);
+    const providers = CLUSTER_API_PROVIDERS.filter((provider) => wanted.has(provider));
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-capi-"));
+    options.reaper?.removeOnExit(dir);
+    const client = options.kubeApiServer.adminClient();
+    const stack = new ClusterApiStack(options, dir, client, [], []);
+    try {
+      // Builds first and one at a time: each Go build already uses every core.
+      const binaries = new Map<ClusterApiProvider, string>();
+      for (const provider of providers) {
+        binaries.set(provider, (await resolveBinary(PROVIDERS[provider].binary, options.resolve)).path);
+      }
+      const certDir = join(dir, "certs");
+      const caPem = await makeServingCertificate(certDir);
+      const ports = await freePorts(providers.length * 3);
+      const sources = new Map<ClusterApiProvider, string>();
+      for (const provider of providers) {
+        const source = (await moduleSource(PROVIDERS[provider].binary, options.resolve?.repoRoot)).dir;
+        sources.set(provider, join(source, PROVIDERS[provider].configDir));
+        await installCrds(client, join(source, PROVIDERS[provider].configDir));
+      }
+      for (const [index, provider] of providers.entries()) {
+        const [webhookPort, healthPort, diagnosticsPort] = ports.slice(index * 3, index * 3 + 3) as [number, number, number];
+        stack.webhookPaths.push(
+          ...(await registerWebhooks(client, provider, join(sources.get(provider) ?? "", "webhook", "manifests.yaml"), webhookPort, caPem)),
+        );
+        stack.managers.push(
+          stack.launch(provider, binaries.get(provider) ?? "", certDir, webhookPort, healthPort, diagnosticsPort),
+        );
+      }
+      await Promise.all(stack.managers.map((manager) => stack.waitHealthy(manager)));
+      return stack;
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+  }
+
+  /** The log file of one manager, for diagnosing a test. */
+  logFile(provider: ClusterApiProvider): string {
+    return join(this.dir, `${provider}.log`);
+  }
+
+  /** The last lines of each running manager's log. */
+  logTails(lines = 20): string {
+    return this.managers.map((m) => `--- ${m.provider}\n${m.process.logTail(lines)}`).join("\n");
+  }
+
+  /** Stops the managers and removes the webhook registrations (CRDs stay: the cluster is the caller's). */
+  async stop(): Promise<void> {
+    await Promise.all(this.managers.map((manager) => manager.process.stop()));
+    for (const path of this.webhookPaths) {
+      try {
+        await this.client.delete(path);
+      } catch {
+        // The API server may be gone already; its configurations go with it.
+      }
+    }
+    this.client.close();
+    if (!this.options.keepDir) {
+      rmSync(this.dir, { recursive: true, force: true });
+      this.options.reaper?.forgetDirectory(this.dir);
+    }
+  }
+
+  private launch(
+    provider: ClusterApiProvider,
+    binary: string,
+    certDir: string,
+    webhookPort: number,
+    healthPort: number,
+    diagnosticsPort: number,
+  ): RunningManager {
+    const spec = PROVIDERS[provider];
+    // ServerProcess passes its own environment on; env(1) adds what a provider needs.
+    const envPairs = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
+    const process = ServerProcess.start({
+      name: `cluster-api ${provider}`,
+      command: "env",
+      args: [
+        ...envPairs,
+        binary,
+        `--kubeconfig=${this.options.kubeApiServer.kubeconfigPath}`,
+        `--webhook-port=${webhookPort}`,
+        `--webhook-cert-dir=${certDir}`,
+        `--health-addr=127.0.0.1:${healthPort}`,
+        `--diagnostics-address=127.0.0.1:${diagnosticsPort}`,
+        // Secure diagnostics would delegate authentication to the API server for a
+        // metrics endpoint no test reads.
+        "--insecure-diagnostics=true",
+        ...spec.args,
+      ],
+      logFile: this.logFile(provider),
+      ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
+    });
+    return { provider, process, healthUrl: `http://127.0.0.1:${healthPort}/readyz` };
+  }
+
+  /** /readyz includes the webhook server's check: healthy means admission works. */
+  private async waitHealthy(manager: RunningManager): Promise<void> {
+    await eventually(
+      async () => {
+        if (!manager.process.running) {
+          throw new FatalError(`cluster-api ${manager.provider} exited:\n${manager.process.logTail(40)}`);
+        }
+        const response = await fetch(manager.healthUrl, { signal: AbortSignal.timeout(2_000) });
+        return holds(response.ok, `${manager.healthUrl}: HTTP ${response.status}`);
+      },
+      { timeoutMs: this.options.startTimeoutMs ?? 120_000, intervalMs: 500, description: `cluster-api ${manager.provider} ready` },
+    );
+  }
+}
+
+/** Labels a kustomization.yaml adds (`labels[].pairs`), if the file exists. */
+function kustomizeLabels(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const doc = parseYaml(readFileSync(file, "utf8")) as { labels?: { pairs?: Record<string, string> }[] } | null;
+  return Object.assign({}, ...(doc?.labels ?? []).map((entry) => entry.pairs ?? {})) as Record<string, string>;
+}
+
+async function installCrds(client: RestClient, configDir: string): Promise<void> {
+  const bases = join(configDir, "crd", "bases");
+  // The crd/ kustomization carries the contract labels; default/ the provider label clusterctl reads.
+  const labels = { ...kustomizeLabels(join(configDir, "default", "kustomization.yaml")), ...kustomizeLabels(join(configDir, "crd", "kustomization.yaml")) };
+  const crds: KubeObject[] = [];
+  for (const file of readdirSync(bases).filter((name) => name.endsWith(".yaml")).sort()) {
+    for (const crd of parseManifests(readFileSync(join(bases, file), "utf8"))) {
+      crd.metadata = { ...crd.metadata, labels: { ...crd.metadata?.labels, ...labels } };
+      crds.push(crd);
+    }
+  }
+  await applyManifests(client, crds);
+  for (const crd of crds) {
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name ?? ""}`;
+    await eventually(
+      async () => {
+        const stored = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(path);
+        const established = stored.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
+        return holds(established, `${crd.metadata?.name ?? ""} not Established yet`);
+      },
+      { timeoutMs: 30_000, description: `CRD ${crd.metadata?.name ?? ""} Established` },
+    );
+  }
+}
+
+interface WebhookConfiguration extends KubeObject {
+  webhooks?: { clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string } }[];
+}
+
+/**
+ * Registers a provider's webhook configurations under provider-specific names
+ * (upstream's are all "mutating-webhook-configuration" and
+ * "validating-webhook-configuration", which kustomize's namePrefix tells apart)
+ * with URLs on the manager's webhook port. Returns their paths.
+ */
+async function registerWebhooks(client: RestClient, provider: ClusterApiProvider, file: string, port: number, caPem: string): Promise<string[]> {
+  if (!existsSync(file)) return [];
+  const caBundle = Buffer.from(caPem).toString("base64");
+  const configurations = (parseManifests(readFileSync(file, "utf8")) as WebhookConfiguration[]).map((configuration) => ({
+    ...configuration,
+    metadata: { name: `capi-${provider}-${configuration.metadata?.name ?? ""}` },
+    webhooks: (configuration.webhooks ?? []).map((webhook) => ({
+      ...webhook,
+      clientConfig: { url: `https://127.0.0.1:${port}${webhook.clientConfig?.service?.path ?? "/"}`, caBundle },
+    })),
+  }));
+  const applied = await applyManifests(client, configurations);
+  return applied.map(
+    (configuration) =>
+      `/apis/admissionregistration.k8s.io/v1/${configuration.kind === "MutatingWebhookConfiguration" ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations"}/${configuration.metadata?.name ?? ""}`,
+  );
+}
+
+/**
+ * A CA and a serving certificate for 127.0.0.1 signed by it, as `tls.crt` /
+ * `tls.key` (the names the managers read from --webhook-cert-dir); the CA's
+ * PEM is returned for the webhook registrations. node:crypto cannot issue
+ * X.509 certificates, so the openssl CLI does.
+ */
+async function makeServingCertificate(certDir: string): Promise<string> {
+  mkdirSync(certDir, { recursive: true });
+  const at = (name: string): string => join(certDir, name);
+  const openssl = async (args: string[]): Promise<void> => {
+    try {
+      await run("openssl", args, { cwd: certDir });
+    } catch (err) {
+      const detail = err instanceof Error && "stderr" in err ? String(err.stderr) : String(err);
+      throw new FatalError(`openssl ${args[0] ?? ""} failed (the Cluster API webhooks need it for certificates): ${detail}`);
+    }
+  };
+  await openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=testenv-capi-webhook-ca", "-keyout", at("ca.key"), "-out", at("ca.crt")]);
+  await openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", at("tls.key"), "-out", at("tls.csr")]);
+  // Go's TLS verification takes only subjectAltName into account, not the CN.
+  writeFileSync(at("san.ext"), "subjectAltName = IP:127.0.0.1\nextendedKeyUsage = serverAuth\n");
+  await openssl(["x509", "-req", "-in", at("tls.csr"), "-CA", at("ca.crt"), "-CAkey", at("ca.key"), "-CAcreateserial", "-days", "2", "-extfile", at("san.ext"), "-out", at("tls.crt")]);
+  return readFileSync(at("ca.crt"), "utf8");
+}
