@@ -43,7 +43,8 @@ describe("ServerProcess", () => {
     await eventually(() => (server.logTail().includes("started") ? [true, undefined] : [false, "no output yet"]), { intervalMs: 10 });
     await server.stop(200);
     expect(server.running).toBe(false);
-    expect(groupAlive(pid)).toBe(false);
+    // SIGKILL is sent to the group; on a loaded machine its members take a moment to finish dying.
+    await eventually(() => (groupAlive(pid) ? [false, "the group still runs"] : [true, undefined]), { timeoutMs: 5_000, intervalMs: 20 });
     expect(() => server.assertRunning()).toThrow(/stubborn exited .*\nstarted/);
   });
 });
