@@ -15,7 +15,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { KubernetesCluster } from "@edgeconnect/api";
+import { KUBERNETES_CLUSTER_RESOURCE, objectPath, type KubernetesCluster } from "@edgeconnect/api";
 import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { eventually, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
 import { DEMO_NAMESPACE, DEMO_SERVICE, startOtcWorkload, type OtcWorkload } from "./otc-workload.js";
@@ -23,7 +23,6 @@ import { orderCluster, Platform } from "./platform.js";
 
 const PROVIDER_WORKSPACE = "edgeconnect";
 const TENANT_WORKSPACE = "tenant-demo";
-const API = "/apis/platform.edgeconnect.eu/v1alpha1/namespaces/default";
 
 type Cluster = KubernetesCluster & KubeObject;
 
@@ -113,7 +112,7 @@ async function followProgress(client: RestClient, log: (message: string) => void
   const seen = new Map<string, string>();
   return eventually<Cluster>(
     async () => {
-      const kc = await client.get<Cluster>(`${API}/kubernetesclusters/my-cluster`);
+      const kc = await client.get<Cluster>(objectPath(KUBERNETES_CLUSTER_RESOURCE, "default", "my-cluster"));
       for (const condition of kc.status?.conditions ?? []) {
         const line = `${condition.status} ${condition.reason}: ${condition.message}`;
         if (seen.get(condition.type) !== line) log(`  ${kc.status?.phase ?? "Pending"} · ${condition.type} ${line}`);

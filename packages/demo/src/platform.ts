@@ -13,7 +13,16 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { KubernetesCluster } from "@edgeconnect/api";
+import {
+  collectionPath,
+  KUBERNETES_CLUSTER_RESOURCE,
+  MACHINE_CAPABILITIES_RESOURCE,
+  objectPath,
+  PLATFORM_API_VERSION,
+  PROVIDER_CONFIG_RESOURCE,
+  PROVIDER_MACHINE_FLAVOR_RESOURCE,
+  type KubernetesCluster,
+} from "@edgeconnect/api";
 import { installCrds } from "@edgeconnect/crossplane-otc-simulator";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { createCertificateAuthority, startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "@edgeconnect/otc-simulator";
@@ -164,7 +173,7 @@ export class Platform {
     await eventually(
       async () => {
         try {
-          await tenant.client.list("/apis/platform.edgeconnect.eu/v1alpha1/kubernetesclusters");
+          await tenant.client.list(collectionPath(KUBERNETES_CLUSTER_RESOURCE));
           return [true, undefined];
         } catch (err) {
           if (err instanceof HttpStatusError && err.status === 404) return [false, "the platform API is not served in the workspace yet"];
@@ -247,8 +256,6 @@ export interface ClusterOrder {
   readonly spec?: Partial<NonNullable<KubernetesCluster["spec"]>>;
 }
 
-const PLATFORM_API = "/apis/platform.edgeconnect.eu/v1alpha1";
-
 /**
  * What a tenant applies to order a cluster, as the seed's demo flow does:
  * Secret `otc-credentials`, ProviderConfig `otc`, MachineCapabilities
@@ -261,22 +268,21 @@ export async function orderCluster(client: RestClient, order: ClusterOrder): Pro
   if (order.credentials !== undefined) {
     await client.apply(`/api/v1/namespaces/${namespace}/secrets/otc-credentials`, { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials: order.credentials } }, manager);
   }
-  const api = `${PLATFORM_API}/namespaces/${namespace}`;
   await client.apply(
-    `${api}/providerconfigs/otc`,
-    { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials", key: "credentials" } } } },
+    objectPath(PROVIDER_CONFIG_RESOURCE, namespace, "otc"),
+    { apiVersion: PLATFORM_API_VERSION, kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials", key: "credentials" } } } },
     manager,
   );
   await client.apply(
-    `${api}/machinecapabilities/workers`,
-    { apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "MachineCapabilities", metadata: { name: "workers" }, spec: order.capabilities ?? { vCPUCount: 4, memorySize: "8Gi" } },
+    objectPath(MACHINE_CAPABILITIES_RESOURCE, namespace, "workers"),
+    { apiVersion: PLATFORM_API_VERSION, kind: "MachineCapabilities", metadata: { name: "workers" }, spec: order.capabilities ?? { vCPUCount: 4, memorySize: "8Gi" } },
     manager,
   );
   const name = order.name ?? "my-cluster";
   return client.apply<KubernetesCluster & KubeObject>(
-    `${api}/kubernetesclusters/${name}`,
+    objectPath(KUBERNETES_CLUSTER_RESOURCE, namespace, name),
     {
-      apiVersion: "platform.edgeconnect.eu/v1alpha1",
+      apiVersion: PLATFORM_API_VERSION,
       kind: "KubernetesCluster",
       metadata: { name },
       spec: {
@@ -332,8 +338,8 @@ async function installPlatformApi(provider: Workspace): Promise<void> {
   await eventually(
     async () => {
       try {
-        const discovery = await provider.client.get<{ resources?: { name: string }[] }>("/apis/platform.edgeconnect.eu/v1alpha1");
-        return [discovery.resources?.some((resource) => resource.name === "providermachineflavors") === true, "discovery does not list providermachineflavors yet"];
+        const discovery = await provider.client.get<{ resources?: { name: string }[] }>(`/apis/${PLATFORM_API_VERSION}`);
+        return [discovery.resources?.some((resource) => resource.name === PROVIDER_MACHINE_FLAVOR_RESOURCE.plural) === true, "discovery does not list providermachineflavors yet"];
       } catch (err) {
         if (err instanceof HttpStatusError && err.status === 404) return [false, "the flavor catalogue CRD is not served yet"];
         throw err;
@@ -348,7 +354,7 @@ async function installFlavors(client: RestClient, flavors: typeof DEMO_FLAVORS):
   await applyManifests(
     client,
     flavors.map((flavor) => ({
-      apiVersion: "platform.edgeconnect.eu/v1alpha1",
+      apiVersion: PLATFORM_API_VERSION,
       kind: "ProviderMachineFlavor",
       metadata: { name: flavor.name },
       spec: {

@@ -8,7 +8,7 @@
  *
  * Owns wiring only: which change wakes which object.
  */
-import type { KubernetesCluster, ProviderConfig, ProviderMachineFlavor } from "@edgeconnect/api";
+import { collectionPath, PROVIDER_MACHINE_FLAVOR_RESOURCE, type KubernetesCluster, type ProviderConfig, type ProviderMachineFlavor } from "@edgeconnect/api";
 import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import {
   ApiExportSource,
@@ -35,7 +35,7 @@ import { FINALIZER, KubernetesClusterReconciler } from "../kubernetes-cluster/ku
 import { MANAGED_KINDS } from "../kubernetes-cluster/observed-infrastructure.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
-import { PLATFORM_API, tenantResources, type Secret } from "../tenant/tenant-resources.js";
+import { tenantResources, type Secret } from "../tenant/tenant-resources.js";
 
 export const COMPONENT = "provider-controller";
 
@@ -147,7 +147,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   };
   const catalogue = new Reflector<ProviderMachineFlavor & KubeObject>({
     client: options.kcp,
-    path: `${PLATFORM_API}/providermachineflavors`,
+    path: collectionPath(PROVIDER_MACHINE_FLAVOR_RESOURCE),
     store: flavors,
     handlers: { added: wakeAll, updated: wakeAll, deleted: wakeAll },
     logger,

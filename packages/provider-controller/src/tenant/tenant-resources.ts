@@ -4,11 +4,19 @@
  * are made once by the manager (with its event handlers) and passed to the
  * reconcilers, whose listers they key.
  */
-import type { KubernetesCluster, MachineCapabilities, ProviderConfig } from "@edgeconnect/api";
+import {
+  collectionPath,
+  KUBERNETES_CLUSTER_RESOURCE,
+  MACHINE_CAPABILITIES_RESOURCE,
+  objectPath,
+  PROVIDER_CONFIG_RESOURCE,
+  type KubernetesCluster,
+  type MachineCapabilities,
+  type PlatformResource,
+  type ProviderConfig,
+} from "@edgeconnect/api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
 import type { EventHandlers, WatchedResource } from "@edgeconnect/runtime";
-
-export const PLATFORM_API = "/apis/platform.edgeconnect.eu/v1alpha1";
 
 export interface Secret extends KubeObject {
   type?: string;
@@ -35,18 +43,19 @@ export function tenantResources(handlers: TenantHandlers): TenantResources {
     path: `/clusters/*${path}`,
     ...(h ? { handlers: h } : {}),
   });
+  const ours = <T extends KubeObject>(resource: PlatformResource, h: EventHandlers<T> | undefined): WatchedResource<T> => watched(resource.plural, collectionPath(resource), h);
   return {
-    clusters: watched("kubernetesclusters", `${PLATFORM_API}/kubernetesclusters`, handlers.clusters),
-    providerConfigs: watched("providerconfigs", `${PLATFORM_API}/providerconfigs`, handlers.providerConfigs),
-    capabilities: watched("machinecapabilities", `${PLATFORM_API}/machinecapabilities`, handlers.capabilities),
+    clusters: ours(KUBERNETES_CLUSTER_RESOURCE, handlers.clusters),
+    providerConfigs: ours(PROVIDER_CONFIG_RESOURCE, handlers.providerConfigs),
+    capabilities: ours(MACHINE_CAPABILITIES_RESOURCE, handlers.capabilities),
     secrets: watched("secrets", "/api/v1/secrets", handlers.secrets),
   };
 }
 
 export function kubernetesClusterPath(namespace: string, name: string): string {
-  return `${PLATFORM_API}/namespaces/${namespace}/kubernetesclusters/${name}`;
+  return objectPath(KUBERNETES_CLUSTER_RESOURCE, namespace, name);
 }
 
 export function providerConfigPath(namespace: string, name: string): string {
-  return `${PLATFORM_API}/namespaces/${namespace}/providerconfigs/${name}`;
+  return objectPath(PROVIDER_CONFIG_RESOURCE, namespace, name);
 }
