@@ -43,7 +43,9 @@ import {
   toGiB,
   VPC_V1,
   type ClusterObjectNames,
+  RANDOM_ZONE,
   type FlavorChoice,
+  type FlavorZone,
   type RsaPublicJwk,
 } from "@edgeconnect/provisioning";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
@@ -92,10 +94,20 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   }
   report.pass(CONDITION.CredentialsValid, "Accepted", `OTC IAM accepted the credentials of ProviderConfig "${spec.providerRef.configRef.name}"`);
 
-  const choice = chooseFlavor(context, pass, kc, observed, names);
+  const matcher = flavorMatcher(context, pass, spec);
+  if (matcher === undefined) {
+    report.fail(
+      CONDITION.FlavorMatched,
+      "MachineCapabilitiesNotFound",
+      `MachineCapabilities "${spec.machineCapabilitiesRef.name}" does not exist in namespace "${request.namespace}"; create it or change spec.machineCapabilitiesRef.name`,
+    );
+    report.flavor();
+    return { requeueAfterMs: RESYNC_PROVISIONING_MS };
+  }
+  const choice = chooseFlavor(matcher, kc, observed, names);
   if (!choice.ok) {
     report.fail(CONDITION.FlavorMatched, choice.reason ?? "NoMatchingFlavor", choice.message);
-    report.flavor(undefined, choice.rejected, kc.status?.flavor?.soldOut ?? []);
+    report.flavor();
     return { requeueAfterMs: RESYNC_PROVISIONING_MS };
   }
   report.pass(CONDITION.FlavorMatched, choice.source === "Pinned" ? "Pinned" : "Matched", choice.reason);
@@ -152,11 +164,11 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const keypairReady = managedResourceState(observed.keypair).state === "Ready";
   let poolChoice: Choice = choice;
   if (clusterId !== undefined && keypairReady) {
-    poolChoice = await ensureNodePool(context, pass, kc, observed, names, meta, { ...common, clusterId, keypairName: names.otc.keypair }, choice, report);
+    poolChoice = await ensureNodePool(pass, kc, observed, names, meta, { ...common, clusterId, keypairName: names.otc.keypair }, choice, matcher, report);
   } else {
     report.step(CONDITION.NodePoolReady, { status: "Unknown", reason: "WaitingForControlPlane", message: "the node pool is created once the control plane is ready" });
   }
-  report.flavor(poolChoice.ok ? poolChoice : undefined, poolChoice.rejected, report.soldOut());
+  report.flavor(poolChoice.ok ? poolChoice : undefined);
 
   if (clusterId !== undefined) {
     const kubeconfig = await ensureKubeconfig(context, pass, kc, names.kubeconfigSecret, clusterId, credentials.credentials);
@@ -203,7 +215,7 @@ function desiredShape(kc: DeepReadonly<KubernetesCluster>): Parameters<typeof re
   return {
     kubernetesVersion: spec.kubernetes.version,
     ...(spec.availableZone === undefined ? {} : { availableZone: spec.availableZone }),
-    nodeAvailableZone: spec.nodeAvailableZone ?? "random",
+    nodeAvailableZone: spec.nodeAvailableZone ?? RANDOM_ZONE,
     nodeDiskGiB: toGiB(spec.nodeDiskSize),
     ...(spec.vpcID === undefined ? {} : { vpcID: spec.vpcID }),
     ...(spec.subnetID === undefined ? {} : { subnetID: spec.subnetID }),
@@ -228,31 +240,32 @@ function observedShape(observed: ObservedInfrastructure): Parameters<typeof refu
 
 type Choice = ReturnType<typeof matchFlavor> & { reason?: string };
 
+/** The catalogue's answer for this cluster's MachineCapabilities, skipping sold-out candidates, optionally pinned. */
+type Matcher = (exclude: readonly FlavorZone[], pinned?: string) => Choice;
+
+/** Undefined when the MachineCapabilities the spec names does not exist. */
+function flavorMatcher(context: ProvisionContext, pass: Pass, spec: NonNullable<KubernetesCluster["spec"]>): Matcher | undefined {
+  const capabilities = pass.scope.lister(context.resources.capabilities).get(pass.request.namespace, spec.machineCapabilitiesRef.name)?.spec;
+  if (capabilities === undefined) return undefined;
+  return (exclude, pinned) =>
+    matchFlavor({
+      providerType: spec.providerRef.type,
+      capabilities,
+      flavors: context.flavors() as ProviderMachineFlavor[],
+      zone: spec.nodeAvailableZone ?? RANDOM_ZONE,
+      ...(pinned === undefined ? {} : { pinned }),
+      exclude: exclude.map((entry) => ({ flavor: entry.flavor, zone: entry.zone })),
+    });
+}
+
 /**
  * The flavor and zone of the node pool: the one a healthy pool already has
  * (a catalogue change must not replace running nodes), else the user's pin,
  * else the smallest match, skipping what was found sold out.
  */
-function chooseFlavor(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames): Choice {
+function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames): Choice {
   const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
-  const capabilities = pass.scope.lister(context.resources.capabilities).get(pass.request.namespace, spec.machineCapabilitiesRef.name);
-  if (capabilities?.spec === undefined) {
-    return {
-      ok: false,
-      reason: "MachineCapabilitiesNotFound",
-      message: `MachineCapabilities "${spec.machineCapabilitiesRef.name}" does not exist in namespace "${pass.request.namespace}"; create it or change spec.machineCapabilitiesRef.name`,
-      rejected: [],
-    };
-  }
-  const zone = spec.nodeAvailableZone ?? "random";
-  const match = matchFlavor({
-    providerType: spec.providerRef.type,
-    capabilities: capabilities.spec,
-    flavors: context.flavors() as ProviderMachineFlavor[],
-    zone,
-    ...(spec.nodeFlavor === undefined ? {} : { pinned: spec.nodeFlavor }),
-    exclude: (kc.status?.flavor?.soldOut ?? []).map((entry) => ({ flavor: entry.flavor, zone: entry.zone })),
-  });
+  const match = matcher(kc.status?.flavor?.soldOut ?? [], spec.nodeFlavor);
   const current = observed.nodePools.find((pool) => pool.metadata?.deletionTimestamp === undefined && !isSoldOut(pool));
   const currentFlavor = forProvider(current)?.flavor as string | undefined;
   const currentZone = forProvider(current)?.availabilityZone as string | undefined;
@@ -335,7 +348,6 @@ async function ensureNetwork(pass: Pass, kc: DeepReadonly<KubernetesCluster>, ob
  * goes; a pinned flavor stays and the tenant is told what to change.
  */
 async function ensureNodePool(
-  context: ProvisionContext,
   pass: Pass,
   kc: DeepReadonly<KubernetesCluster>,
   observed: ObservedInfrastructure,
@@ -343,6 +355,7 @@ async function ensureNodePool(
   meta: Meta,
   common: Common & { clusterId: string; keypairName: string },
   initial: Choice,
+  matcher: Matcher,
   report: StatusReport,
 ): Promise<Choice> {
   const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
@@ -355,24 +368,18 @@ async function ensureNodePool(
       report.step(CONDITION.NodePoolReady, {
         status: "False",
         reason: "SoldOut",
-        message: `OTC has no capacity for flavor ${choice.flavor} in ${choice.zone === "random" ? "any zone" : `zone ${choice.zone}`}; set spec.nodeFlavor to another offered flavor, set nodeAvailableZone to random, or lower nodeCount`,
+        message: `OTC has no capacity for flavor ${choice.flavor} in ${choice.zone === RANDOM_ZONE ? "any zone" : `zone ${choice.zone}`}; set spec.nodeFlavor to another offered flavor, set nodeAvailableZone to random, or lower nodeCount`,
       });
       return choice;
     }
     const soldOut = report.addSoldOut(choice.flavor, choice.zone);
     await report.flush(pass);
-    const next = matchFlavor({
-      providerType: spec.providerRef.type,
-      capabilities: pass.scope.lister(context.resources.capabilities).get(pass.request.namespace, spec.machineCapabilitiesRef.name)?.spec ?? { vCPUCount: 0, memorySize: 0 },
-      flavors: context.flavors() as ProviderMachineFlavor[],
-      zone: spec.nodeAvailableZone ?? "random",
-      exclude: soldOut,
-    });
+    const next = matcher(soldOut);
     if (!next.ok) {
       report.step(CONDITION.NodePoolReady, { status: "False", reason: "SoldOut", message: `every matching flavor is sold out (${soldOut.map((entry) => entry.flavor).join(", ")}); ${next.message}` });
       return next;
     }
-    report.event("Warning", "FlavorSoldOut", `flavor ${choice.flavor} is sold out in ${choice.zone === "random" ? "every zone" : `zone ${choice.zone}`}; moving the node pool to ${next.flavor}`);
+    report.event("Warning", "FlavorSoldOut", `flavor ${choice.flavor} is sold out in ${choice.zone === RANDOM_ZONE ? "every zone" : `zone ${choice.zone}`}; moving the node pool to ${next.flavor}`);
     choice = next;
   }
   const name = names.nodePool(choice.flavor, choice.zone);

@@ -78,20 +78,15 @@ export class StatusReport {
     this.refusal = { type: CONDITION.Ready, status: "False", reason: "Deleting", message };
   }
 
-  flavor(choice: (FlavorChoice & { reason?: string }) | undefined, rejected: readonly { flavor: string; reason: string }[], soldOut: readonly SoldOut[]): void {
-    const kept = rejected.slice(0, MAX_REJECTED).map((entry) => ({ flavor: entry.flavor, reason: entry.reason }));
-    this.flavorStatus =
-      choice === undefined
-        ? this.flavorStatus
-        : {
-            name: choice.flavor,
-            zone: choice.zone,
-            source: choice.source,
-            reason: choice.reason ?? "",
-            ...(kept.length > 0 ? { rejected: kept } : {}),
-            ...(soldOut.length > 0 ? { soldOut: [...soldOut] } : {}),
-          };
-    if (choice === undefined && soldOut.length > 0 && this.flavorStatus !== undefined) this.flavorStatus = { ...this.flavorStatus, soldOut: [...soldOut] };
+  /** The flavor decision; without a choice only the sold-out candidates are updated, on a decision already recorded. */
+  flavor(choice?: FlavorChoice & { readonly reason?: string; readonly rejected: readonly { flavor: string; reason: string }[] }): void {
+    const soldOut = this.soldOutList.length > 0 ? { soldOut: [...this.soldOutList] } : {};
+    if (choice === undefined) {
+      if (this.flavorStatus !== undefined) this.flavorStatus = { ...this.flavorStatus, ...soldOut };
+      return;
+    }
+    const kept = choice.rejected.slice(0, MAX_REJECTED).map((entry) => ({ flavor: entry.flavor, reason: entry.reason }));
+    this.flavorStatus = { name: choice.flavor, zone: choice.zone, source: choice.source, reason: choice.reason ?? "", ...(kept.length > 0 ? { rejected: kept } : {}), ...soldOut };
   }
 
   /** Records a sold-out candidate (bounded, oldest dropped); returns every one known. */
@@ -99,10 +94,6 @@ export class StatusReport {
     if (!this.soldOutList.some((entry) => entry.flavor === flavor && entry.zone === zone)) this.soldOutList = [...this.soldOutList, { flavor, zone }].slice(-MAX_SOLD_OUT);
     if (this.flavorStatus !== undefined) this.flavorStatus = { ...this.flavorStatus, soldOut: this.soldOutList };
     else this.flavorStatus = { name: flavor, zone, source: "Matched", reason: "sold out", soldOut: this.soldOutList };
-    return this.soldOutList;
-  }
-
-  soldOut(): SoldOut[] {
     return this.soldOutList;
   }
 

@@ -31,7 +31,7 @@ import {
 import type { ProviderControllerFlags } from "../cli/flags.js";
 import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.js";
 import { ownerRequest } from "../infrastructure/owner.js";
-import { FINALIZER, KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
+import { KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
 import { MANAGED_KINDS } from "../kubernetes-cluster/observed-infrastructure.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
@@ -142,14 +142,15 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     logger,
   });
 
-  const wakeAll = (): void => {
-    for (const kc of clusters()) if (kc.metadata?.finalizers?.includes(FINALIZER) !== true || kc.status?.phase !== "Ready") clusterController.enqueue(requestOf(kc));
+  // A catalogue change can only help clusters still waiting for a flavor: a Ready cluster keeps the flavor its pool runs.
+  const wakeWaiting = (): void => {
+    for (const kc of clusters()) if (kc.status?.phase !== "Ready") clusterController.enqueue(requestOf(kc));
   };
   const catalogue = new Reflector<ProviderMachineFlavor & KubeObject>({
     client: options.kcp,
     path: collectionPath(PROVIDER_MACHINE_FLAVOR_RESOURCE),
     store: flavors,
-    handlers: { added: wakeAll, updated: wakeAll, deleted: wakeAll },
+    handlers: { added: wakeWaiting, updated: wakeWaiting, deleted: wakeWaiting },
     logger,
   });
   for (const kind of MANAGED_KINDS) {
