@@ -24,8 +24,6 @@ export interface ObservedInfrastructure {
 /** The managed kinds, children before parents: the order of teardown. */
 export const TEARDOWN_STAGES: readonly (readonly InfraKind[])[] = [[NODE_POOL_V3], [CLUSTER_V3], [EIP_V1, KEYPAIR_V2], [SUBNET_V1], [VPC_V1]];
 
-export const MANAGED_KINDS: readonly InfraKind[] = TEARDOWN_STAGES.flat();
-
 export function observeInfrastructure(infra: InfrastructureCluster, namespace: string, request: Request, names: { readonly [K in "vpc" | "subnet" | "eip" | "keypair" | "cluster"]: string }): ObservedInfrastructure {
   const ours = (kind: InfraKind): Observed[] => infra.list<ManagedResource>(kind, namespace).filter((obj) => ownedBy(obj, request));
   const named = (kind: InfraKind, name: string): Observed | undefined => ours(kind).find((obj) => obj.metadata?.name === name);

@@ -11,10 +11,10 @@
  * can be in it.
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
-import { clusterObjectNames, CROSSPLANE_PROVIDER_CONFIG, namespaceOwner, tenantNamespace } from "@edgeconnect/provisioning";
+import { clusterObjectNames, CROSSPLANE_PROVIDER_CONFIG, MANAGED_RESOURCE_KINDS, namespaceOwner, tenantNamespace } from "@edgeconnect/provisioning";
 import type { DeepReadonly } from "@edgeconnect/runtime";
 import { deleteKubeconfig } from "./kubeconfig-secret.js";
-import { MANAGED_KINDS, ownedResources, TEARDOWN_STAGES } from "./observed-infrastructure.js";
+import { ownedResources, TEARDOWN_STAGES } from "./observed-infrastructure.js";
 import { NAMESPACES, SECRETS } from "../infrastructure/infrastructure-cluster.js";
 import type { Pass, ProvisionContext } from "./provision.js";
 import type { StatusReport } from "./status-report.js";
@@ -54,7 +54,7 @@ export async function teardown(context: ProvisionContext, pass: Pass, kc: DeepRe
     .lister(context.resources.clusters)
     .list()
     .filter((other) => !(other.metadata?.namespace === request.namespace && other.metadata?.name === request.name));
-  const leftovers = MANAGED_KINDS.flatMap((kind) => context.infra.list(kind, namespace.name));
+  const leftovers = MANAGED_RESOURCE_KINDS.flatMap((kind) => context.infra.list(kind, namespace.name));
   if (otherClusters.length === 0 && leftovers.length === 0) await pass.writes.delete(NAMESPACES, undefined, namespace.name);
   return undefined;
 }

@@ -10,6 +10,7 @@
  */
 import { collectionPath, PROVIDER_MACHINE_FLAVOR_RESOURCE, type KubernetesCluster, type ProviderConfig, type ProviderMachineFlavor } from "@edgeconnect/api";
 import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
 import {
   ApiExportSource,
   combineHandlers,
@@ -32,7 +33,6 @@ import type { ProviderControllerFlags } from "../cli/flags.js";
 import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.js";
 import { ownerRequest } from "../infrastructure/owner.js";
 import { KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
-import { MANAGED_KINDS } from "../kubernetes-cluster/observed-infrastructure.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
 import { tenantResources, type Secret } from "../tenant/tenant-resources.js";
@@ -153,7 +153,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     handlers: { added: wakeWaiting, updated: wakeWaiting, deleted: wakeWaiting },
     logger,
   });
-  for (const kind of MANAGED_KINDS) {
+  for (const kind of MANAGED_RESOURCE_KINDS) {
     infra.watch(kind, enqueueMapped(clusterController, (obj) => {
       const owner = ownerRequest(obj);
       return owner === undefined ? [] : [owner];
