@@ -16,6 +16,9 @@ node scripts/generate-kcp-types.mjs --check >&2
 step "checking that generated API types and APIExport match the CRDs"
 node scripts/generate-api.mjs --check >&2
 
+step "checking that the Cluster API provider's types match their CRDs"
+node scripts/generate-capi-provider-api.mjs --check >&2
+
 step "type-checking the README examples"
 node scripts/check-readme-examples.mjs >&2
 

@@ -9,4 +9,4 @@
 export type * from "./generated/platform.edgeconnect.eu-v1alpha1.js";
 export * from "./generated/resources.js";
 export type { ObjectMeta } from "./object-meta.js";
-export { collectionPath, objectPath, type PlatformResource } from "./resource-paths.js";
+export { collectionPath, objectPath, type PlatformResource, type ResourcePathParts } from "./resource-paths.js";

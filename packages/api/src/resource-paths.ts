@@ -17,12 +17,15 @@ export interface PlatformResource {
   readonly exported: boolean;
 }
 
+/** What a path needs of a kind; any API's kinds fit, not only ours. */
+export type ResourcePathParts = Pick<PlatformResource, "group" | "version" | "kind" | "plural" | "scope">;
+
 /**
  * The collection: `/apis/<group>/<version>/[namespaces/<ns>/]<plural>`.
  * Without a namespace, a namespaced kind's collection across all namespaces
  * (list and watch only). A namespace for a cluster-scoped kind throws.
  */
-export function collectionPath(resource: PlatformResource, namespace?: string): string {
+export function collectionPath(resource: ResourcePathParts, namespace?: string): string {
   const base = `/apis/${resource.group}/${resource.version}`;
   if (namespace === undefined) return `${base}/${resource.plural}`;
   if (resource.scope === "Cluster") throw new TypeError(`${resource.kind} is cluster-scoped; it has no namespace (got "${namespace}")`);
@@ -34,7 +37,7 @@ export function collectionPath(resource: PlatformResource, namespace?: string): 
  * `namespace` must be given for a namespaced kind and undefined for a
  * cluster-scoped one; append `/status` for the status subresource.
  */
-export function objectPath(resource: PlatformResource, namespace: string | undefined, name: string): string {
+export function objectPath(resource: ResourcePathParts, namespace: string | undefined, name: string): string {
   if (resource.scope === "Namespaced" && namespace === undefined) {
     throw new TypeError(`${resource.kind} is namespaced; name the namespace of "${name}"`);
   }

@@ -114,6 +114,16 @@ export class RestClient {
     return new RestClient(kubeConfig);
   }
 
+  /**
+   * From a kubeconfig's text, e.g. a Secret's: another cluster's admin
+   * credentials. Its credentials are registered for redaction like a file's.
+   */
+  static fromKubeconfigText(text: string): RestClient {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(text);
+    return new RestClient(kubeConfig);
+  }
+
   /** The pod's service account and the cluster's CA, as every in-cluster controller uses them. */
   static fromCluster(): RestClient {
     const kubeConfig = new KubeConfig();

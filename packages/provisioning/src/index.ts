@@ -121,3 +121,30 @@ export {
 export { refusedChanges, type DesiredInfrastructure, type ObservedInfrastructure } from "./changes/in-place-changes.js";
 export { CLUSTER_PREFERENCE, kubeconfigFromClusterCert, type KubeconfigResult } from "./kubeconfig/kubeconfig.js";
 export { openSshPublicKey, type RsaPublicJwk } from "./ssh/ssh-public-key.js";
+export { ClusterTemplateError } from "./cluster-api/cluster-template-error.js";
+export {
+  BUILTIN_TEMPLATE_VARIABLES,
+  CLUSTER_API_CLUSTER,
+  renderClusterApiObjects,
+  validateClusterTemplate,
+  type ClusterApiCluster,
+  type ClusterApiObjects,
+  type ClusterApiObjectsInput,
+  type ClusterClassTemplate,
+  type ClusterTemplate,
+  type ClusterTopology,
+  type ContractVersionedObjectReference,
+  type ObjectsTemplate,
+  type RenderedResource,
+  type TopologyVariable,
+  type WorkerTopology,
+} from "./cluster-api/cluster-template.js";
+export {
+  CLUSTER_API_PROGRESS_CONDITIONS,
+  clusterApiReadiness,
+  type ClusterApiCondition,
+  type ClusterApiReadiness,
+  type ClusterApiState,
+  type ObservedClusterApiCluster,
+} from "./cluster-api/cluster-readiness.js";
+export { normalizeClusterApiVersion, supportsVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";

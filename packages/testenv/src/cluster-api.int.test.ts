@@ -16,7 +16,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyManifests, parseManifests } from "./apply.js";
 import { moduleSource, resolveBinary } from "./binaries.js";
+import { fetchConfigMap } from "./cluster-api-components.js";
 import { ClusterApiStack } from "./cluster-api.js";
+import { DeploymentStandIn } from "./deployment-stand-in.js";
 import { connectFromEnv } from "./environment.js";
 import { eventually, holds } from "./eventually.js";
 import { KubeApiServer } from "./kube-apiserver.js";
@@ -125,4 +127,93 @@ describeInfra("Cluster API stack (core, kubeadm bootstrap and control plane, in-
       { timeoutMs: 120_000, intervalMs: 2_000, description: `Cluster ${clusterName} and its Machines deleted` },
     );
   }, 480_000);
+});
+
+/**
+ * The Cluster API Operator installing the core provider air-gapped, from a
+ * ConfigMap built like clusterctl's release artifacts, the way an openMCP
+ * cluster provider's init does. Core runs as the stack's process; the
+ * Deployment the operator creates for it is reported healthy by the stand-in
+ * while that process is, so the operator's health check sees it available.
+ * No "dev" here, and Jest runs this block's hooks only after the block above
+ * has stopped its stack.
+ */
+describeInfra("Cluster API Operator (core provider from a ConfigMap)", () => {
+  let reaper: Reaper;
+  let cluster: KubeApiServer | undefined;
+  let stack: ClusterApiStack | undefined;
+  let standIn: DeploymentStandIn | undefined;
+  let kube: RestClient;
+  const namespace = "capi-system";
+  const providerPath = `/apis/operator.cluster.x-k8s.io/v1alpha2/namespaces/${namespace}/coreproviders/cluster-api`;
+
+  beforeAll(async () => {
+    reaper = Reaper.start();
+    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
+    cluster = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
+    kube = cluster.adminClient();
+    const started = Date.now();
+    stack = await ClusterApiStack.start({ kubeApiServer: cluster, providers: ["core", "operator"], dir: "/tmp/capi-op-run", keepDir: true, resolve: { log: (message) => console.error(message) } });
+    console.warn(`core and operator ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }, 900_000);
+
+  afterAll(async () => {
+    await standIn?.stop();
+    kube?.close();
+    await stack?.stop();
+    await cluster?.stop();
+    await reaper?.close();
+  }, 60_000);
+
+  it("installs the CoreProvider's components and reports it Ready", async () => {
+    const version = (await moduleSource("capi-core")).version;
+    const labels = { "test.edgeconnect/provider-components": "cluster-api" };
+    await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    await kube.create(`/api/v1/namespaces/${namespace}/configmaps`, await fetchConfigMap("core", { namespace, labels }));
+    standIn = DeploymentStandIn.start(kube, (await stack?.standInDeployments()) ?? []);
+
+    const started = Date.now();
+    await kube.create(`/apis/operator.cluster.x-k8s.io/v1alpha2/namespaces/${namespace}/coreproviders`, {
+      apiVersion: "operator.cluster.x-k8s.io/v1alpha2",
+      kind: "CoreProvider",
+      metadata: { name: "cluster-api", namespace },
+      spec: {
+        version,
+        fetchConfig: { selector: { matchLabels: labels } },
+        manager: { featureGates: { ClusterTopology: true } },
+      },
+    });
+    const diagnose = (err: unknown): never => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\nstand-in: ${standIn?.lastError ?? "no error"}\n${stack?.logTails(30) ?? ""}`);
+    };
+
+    const deployment = await eventually(
+      async () => [true, await kube.get<KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } }>(
+        `/apis/apps/v1/namespaces/${namespace}/deployments/capi-controller-manager`,
+      )] as const,
+      { timeoutMs: 120_000, intervalMs: 1_000, description: "the operator's capi-controller-manager Deployment" },
+    ).catch(diagnose);
+    console.warn(`Deployment created after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const args = deployment.spec?.template?.spec?.containers?.[0]?.args ?? [];
+    expect(args.find((arg) => arg.startsWith("--feature-gates="))).toContain("ClusterTopology=true");
+    expect(deployment.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: "CoreProvider", name: "cluster-api" })]);
+
+    const provider = await eventually(
+      async () => {
+        const stored = await kube.get<WithConditions & { status?: { installedVersion?: string; contract?: string } }>(providerPath);
+        const installed = condition(stored, "ProviderInstalled");
+        const ready = condition(stored, "Ready");
+        return holds(
+          installed?.status === "True" && ready?.status === "True",
+          `ProviderInstalled=${installed?.status ?? "unset"} (${installed?.reason ?? ""}: ${installed?.message ?? ""}), Ready=${ready?.status ?? "unset"} (${ready?.reason ?? ""}: ${ready?.message ?? ""})`,
+          stored,
+        );
+      },
+      { timeoutMs: 180_000, intervalMs: 1_000, description: "CoreProvider cluster-api installed and Ready" },
+    ).catch(diagnose);
+    console.warn(`CoreProvider Ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(provider.status?.installedVersion).toBe(version);
+    expect(provider.status?.contract).toBe("v1beta2");
+    expect(condition(provider, "PreflightCheckPassed")?.status).toBe("True");
+  }, 360_000);
 });

@@ -19,18 +19,27 @@
  * them), so only one stack with "dev" runs on a machine at a time.
  * Conversion webhooks are left out: the managers and the upstream templates
  * speak v1beta2 only, the storage version, so nothing is ever converted.
+ *
+ * On request the stack also runs the Cluster API Operator ("operator"), set
+ * up the same way. What it installs is stored but never runs, as nothing here
+ * runs pods: `standInDeployments()` names the Deployments a
+ * `DeploymentStandIn` should report healthy while the stack's own manager
+ * processes are.
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { promisify } from "node:util";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import { applyManifests, parseManifests } from "./apply.js";
-import { moduleSource, resolveBinary, type BinaryName, type ResolveOptions } from "./binaries.js";
+import { resolveBinary, type ResolveOptions } from "./binaries.js";
+import { COMPONENT_SOURCES, configDirectory, providerComponents } from "./cluster-api-components.js";
+import type { StandInDeployment } from "./deployment-stand-in.js";
 import { FatalError } from "./errors.js";
-import { eventually, holds } from "./eventually.js";
+import { eventually, holds, type Check } from "./eventually.js";
 import type { KubeApiServer } from "./kube-apiserver.js";
 import { freePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
@@ -42,12 +51,21 @@ export type ClusterApiProvider = "core" | "kubeadm-bootstrap" | "kubeadm-control
 
 export const CLUSTER_API_PROVIDERS: readonly ClusterApiProvider[] = ["core", "kubeadm-bootstrap", "kubeadm-control-plane", "dev"];
 
+/** What a stack can run: the providers and, on request, the Cluster API Operator. */
+export type ClusterApiManager = ClusterApiProvider | "operator";
+
+/** Core first: the providers' managers read its CRDs; the operator last, as it installs providers. */
+const START_ORDER: readonly ClusterApiManager[] = [...CLUSTER_API_PROVIDERS, "operator"];
+
 interface ProviderSpec {
-  readonly binary: BinaryName;
-  /** The provider's config/ directory inside its module. */
-  readonly configDir: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * HOME and XDG_CONFIG_HOME in the stack's directory: the operator reads
+   * clusterctl.yaml from both (provider URLs, image overrides) and creates
+   * its config folder there.
+   */
+  readonly ownHome?: boolean;
 }
 
 // ClusterClass-based clusters (spec.topology) need the ClusterTopology gate in every
@@ -55,21 +73,28 @@ interface ProviderSpec {
 // templates otherwise ("can be set only if the ClusterTopology feature flag is enabled").
 const TOPOLOGY = "--feature-gates=ClusterTopology=true";
 
-const PROVIDERS: Readonly<Record<ClusterApiProvider, ProviderSpec>> = {
-  core: { binary: "capi-core", configDir: "core/config", args: [TOPOLOGY], env: {} },
-  "kubeadm-bootstrap": { binary: "capi-kubeadm-bootstrap", configDir: "bootstrap/kubeadm/config", args: [TOPOLOGY], env: {} },
-  "kubeadm-control-plane": { binary: "capi-kubeadm-control-plane", configDir: "controlplane/kubeadm/config", args: [TOPOLOGY], env: {} },
+const PROVIDERS: Readonly<Record<ClusterApiManager, ProviderSpec>> = {
+  core: { args: [TOPOLOGY], env: {} },
+  "kubeadm-bootstrap": { args: [TOPOLOGY], env: {} },
+  "kubeadm-control-plane": { args: [TOPOLOGY], env: {} },
   // CAPD writes POD_IP into each workload cluster's endpoint and listens there; in a
   // pod it is the pod's address, here the in-memory API servers live on loopback.
-  dev: { binary: "capi-dev", configDir: "infrastructure/docker/config", args: [TOPOLOGY], env: { POD_IP: "127.0.0.1" } },
+  dev: { args: [TOPOLOGY], env: { POD_IP: "127.0.0.1" } },
+  // The operator has no feature gates. --watch-configmap re-reconciles a provider when
+  // the ConfigMap its fetchConfig.selector picks changes; its pprof server would bind
+  // localhost:6060 in every stack, so it is off.
+  operator: { args: ["--watch-configmap", "--profiler-address="], env: {}, ownHome: true },
 };
 
 export interface ClusterApiStackOptions {
   /** The management cluster; its admin credentials are handed to every manager. */
   readonly kubeApiServer: KubeApiServer;
   readonly reaper?: Reaper;
-  /** Default: all four. Order does not matter; core is started first. */
-  readonly providers?: readonly ClusterApiProvider[];
+  /**
+   * Default: the four providers (`CLUSTER_API_PROVIDERS`); add "operator" for
+   * the Cluster API Operator. Order does not matter; core is started first.
+   */
+  readonly providers?: readonly ClusterApiManager[];
   /** Directory for certificates and logs; a fresh temporary one when absent. */
   readonly dir?: string;
   readonly keepDir?: boolean;
@@ -80,9 +105,10 @@ export interface ClusterApiStackOptions {
 }
 
 interface RunningManager {
-  readonly provider: ClusterApiProvider;
+  readonly provider: ClusterApiManager;
   readonly process: ServerProcess;
   readonly healthUrl: string;
+  readonly webhookPort: number;
 }
 
 export class ClusterApiStack {
@@ -96,26 +122,26 @@ export class ClusterApiStack {
   ) {}
 
   static async start(options: ClusterApiStackOptions): Promise<ClusterApiStack> {
-    const wanted = new Set(options.providers ?? CLUSTER_API_PROVIDERS);
-    const providers = CLUSTER_API_PROVIDERS.filter((provider) => wanted.has(provider));
+    const wanted = new Set<ClusterApiManager>(options.providers ?? CLUSTER_API_PROVIDERS);
+    const providers = START_ORDER.filter((provider) => wanted.has(provider));
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-capi-"));
     options.reaper?.removeOnExit(dir);
     const client = options.kubeApiServer.adminClient();
     const stack = new ClusterApiStack(options, dir, client, [], []);
     try {
       // Builds first and one at a time: each Go build already uses every core.
-      const binaries = new Map<ClusterApiProvider, string>();
+      const binaries = new Map<ClusterApiManager, string>();
       for (const provider of providers) {
-        binaries.set(provider, (await resolveBinary(PROVIDERS[provider].binary, options.resolve)).path);
+        binaries.set(provider, (await resolveBinary(COMPONENT_SOURCES[provider].binary, options.resolve)).path);
       }
       const certDir = join(dir, "certs");
       const caPem = await makeServingCertificate(certDir);
       const ports = await freePorts(providers.length * 3);
-      const sources = new Map<ClusterApiProvider, string>();
+      const sources = new Map<ClusterApiManager, string>();
       for (const provider of providers) {
-        const source = (await moduleSource(PROVIDERS[provider].binary, options.resolve?.repoRoot)).dir;
-        sources.set(provider, join(source, PROVIDERS[provider].configDir));
-        await installCrds(client, join(source, PROVIDERS[provider].configDir));
+        const configDir = (await configDirectory(provider, options.resolve?.repoRoot)).dir;
+        sources.set(provider, configDir);
+        await installCrds(client, configDir);
       }
       for (const [index, provider] of providers.entries()) {
         const [webhookPort, healthPort, diagnosticsPort] = ports.slice(index * 3, index * 3 + 3) as [number, number, number];
@@ -126,7 +152,7 @@ export class ClusterApiStack {
           stack.launch(provider, binaries.get(provider) ?? "", certDir, webhookPort, healthPort, diagnosticsPort),
         );
       }
-      await Promise.all(stack.managers.map((manager) => stack.waitHealthy(manager)));
+      await Promise.all(stack.managers.map((manager) => stack.waitHealthy(manager, caPem)));
       return stack;
     } catch (err) {
       await stack.stop();
@@ -135,8 +161,26 @@ export class ClusterApiStack {
   }
 
   /** The log file of one manager, for diagnosing a test. */
-  logFile(provider: ClusterApiProvider): string {
+  logFile(provider: ClusterApiManager): string {
     return join(this.dir, `${provider}.log`);
+  }
+
+  /**
+   * The Deployments the running managers' components create (see
+   * `providerComponents`), each healthy while the manager's /readyz answers
+   * 200: for a `DeploymentStandIn`, so that what waits for those Deployments
+   * (the operator's Ready condition, an install's wait) sees them available.
+   */
+  async standInDeployments(): Promise<StandInDeployment[]> {
+    const deployments: StandInDeployment[] = [];
+    for (const manager of this.managers) {
+      const { deployment } = await providerComponents(manager.provider, { repoRoot: this.options.resolve?.repoRoot });
+      deployments.push({
+        ...deployment,
+        healthy: async (signal) => manager.process.running && (await fetch(manager.healthUrl, { signal })).ok,
+      });
+    }
+    return deployments;
   }
 
   /** The last lines of each running manager's log. */
@@ -162,7 +206,7 @@ export class ClusterApiStack {
   }
 
   private launch(
-    provider: ClusterApiProvider,
+    provider: ClusterApiManager,
     binary: string,
     certDir: string,
     webhookPort: number,
@@ -170,8 +214,11 @@ export class ClusterApiStack {
     diagnosticsPort: number,
   ): RunningManager {
     const spec = PROVIDERS[provider];
+    const home = join(this.dir, `${provider}-home`);
+    if (spec.ownHome) mkdirSync(home, { recursive: true });
+    const env = { ...spec.env, ...(spec.ownHome ? { HOME: home, XDG_CONFIG_HOME: join(home, ".config") } : {}) };
     // ServerProcess passes its own environment on; env(1) adds what a provider needs.
-    const envPairs = Object.entries(spec.env).map(([key, value]) => `${key}=${value}`);
+    const envPairs = Object.entries(env).map(([key, value]) => `${key}=${value}`);
     const process = ServerProcess.start({
       name: `cluster-api ${provider}`,
       command: "env",
@@ -191,18 +238,23 @@ export class ClusterApiStack {
       logFile: this.logFile(provider),
       ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
     });
-    return { provider, process, healthUrl: `http://127.0.0.1:${healthPort}/readyz` };
+    return { provider, process, healthUrl: `http://127.0.0.1:${healthPort}/readyz`, webhookPort };
   }
 
-  /** /readyz includes the webhook server's check: healthy means admission works. */
-  private async waitHealthy(manager: RunningManager): Promise<void> {
+  /**
+   * Healthy means admission works: the providers' /readyz includes their
+   * webhook server's check, the operator's only pings and answers before its
+   * webhook server listens, so the handshake is tried as well.
+   */
+  private async waitHealthy(manager: RunningManager, caPem: string): Promise<void> {
     await eventually(
       async () => {
         if (!manager.process.running) {
           throw new FatalError(`cluster-api ${manager.provider} exited:\n${manager.process.logTail(40)}`);
         }
         const response = await fetch(manager.healthUrl, { signal: AbortSignal.timeout(2_000) });
-        return holds(response.ok, `${manager.healthUrl}: HTTP ${response.status}`);
+        if (!response.ok) return holds(false, `${manager.healthUrl}: HTTP ${response.status}`);
+        return webhookServing(manager.webhookPort, caPem);
       },
       { timeoutMs: this.options.startTimeoutMs ?? 120_000, intervalMs: 500, description: `cluster-api ${manager.provider} ready` },
     );
@@ -227,6 +279,11 @@ async function installCrds(client: RestClient, configDir: string): Promise<void>
       crds.push(crd);
     }
   }
+  await applyCrds(client, crds);
+}
+
+/** Applies CRDs and waits until each is Established, i.e. served. */
+export async function applyCrds(client: RestClient, crds: readonly KubeObject[]): Promise<void> {
   await applyManifests(client, crds);
   for (const crd of crds) {
     const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name ?? ""}`;
@@ -241,6 +298,21 @@ async function installCrds(client: RestClient, configDir: string): Promise<void>
   }
 }
 
+/** Whether a TLS handshake with the webhook server on `port` succeeds, trusting the stack's CA. */
+async function webhookServing(port: number, caPem: string): Promise<Check<undefined>> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, ca: caPem, timeout: 2_000 }, () => {
+      socket.end();
+      resolve(holds(true, ""));
+    });
+    socket.on("error", (err) => resolve(holds(false, `webhook server 127.0.0.1:${port}: ${err.message}`)));
+    socket.on("timeout", () => {
+      socket.destroy();
+      resolve(holds(false, `webhook server 127.0.0.1:${port}: no TLS handshake within 2 s`));
+    });
+  });
+}
+
 interface WebhookConfiguration extends KubeObject {
   webhooks?: { clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string } }[];
 }
@@ -251,7 +323,7 @@ interface WebhookConfiguration extends KubeObject {
  * "validating-webhook-configuration", which kustomize's namePrefix tells apart)
  * with URLs on the manager's webhook port. Returns their paths.
  */
-async function registerWebhooks(client: RestClient, provider: ClusterApiProvider, file: string, port: number, caPem: string): Promise<string[]> {
+async function registerWebhooks(client: RestClient, provider: ClusterApiManager, file: string, port: number, caPem: string): Promise<string[]> {
   if (!existsSync(file)) return [];
   const caBundle = Buffer.from(caPem).toString("base64");
   const configurations = (parseManifests(readFileSync(file, "utf8")) as WebhookConfiguration[]).map((configuration) => ({

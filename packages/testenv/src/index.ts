@@ -2,7 +2,9 @@
  * @edgeconnect/testenv: real kcp, kube-apiserver and etcd processes for tests
  * and the local demo, plus the fixtures to use them (workspaces, bindings,
  * manifests, polling with reasons), the helm CLI the chart tests render
- * with, and the real Cluster API managers (`ClusterApiStack`).
+ * with, the real Cluster API managers and operator (`ClusterApiStack`), their
+ * components as clusterctl installs them, a stand-in for the Deployment
+ * controller, and openMCP's CRDs.
  *
  * Servers run on free loopback ports in temporary directories, each in its own
  * process group; a reaper process removes them if the owner dies. Binaries come
@@ -13,7 +15,25 @@
  */
 export { applyManifests, objectPath, parseManifests, TESTENV_FIELD_MANAGER } from "./apply.js";
 export { BINARIES, moduleSource, REPO_ROOT, resolveBinary, type BinaryName, type ResolvedBinary } from "./binaries.js";
-export { CLUSTER_API_PROVIDERS, ClusterApiStack, type ClusterApiProvider, type ClusterApiStackOptions } from "./cluster-api.js";
+export {
+  applyCrds,
+  CLUSTER_API_PROVIDERS,
+  ClusterApiStack,
+  type ClusterApiManager,
+  type ClusterApiProvider,
+  type ClusterApiStackOptions,
+} from "./cluster-api.js";
+export {
+  COMPONENT_SOURCES,
+  configDirectory,
+  fetchConfigMap,
+  providerComponents,
+  type Components,
+  type ComponentsOptions,
+  type FetchConfigMapOptions,
+  type ProviderComponents,
+} from "./cluster-api-components.js";
+export { DeploymentStandIn, type DeploymentStandInOptions, type StandInDeployment } from "./deployment-stand-in.js";
 export {
   connect,
   connectFromEnv,
@@ -34,6 +54,7 @@ export { KcpServer, type KcpServerOptions } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";
 export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
+export { installOpenMcpCrds, openMcpApiSource, type InstallOpenMcpCrdsOptions, type OpenMcpApiSource } from "./openmcp-crds.js";
 export { freePort, freePorts } from "./ports.js";
 export { Reaper } from "./reaper.js";
 export { ServerProcess, type ExitStatus, type ServerProcessOptions } from "./server-process.js";

@@ -1,0 +1,302 @@
+/**
+ * The access-request controller: an AccessRequest this provider is
+ * responsible for (openMCP's labels and phases) becomes, in the workload
+ * cluster, a ServiceAccount with exactly the Roles, ClusterRoles and
+ * bindings `spec.token` asks for, and, in the AccessRequest's namespace,
+ * the Secret `<name>.kubeconfig` with an expiring token of that
+ * ServiceAccount (`kubeconfig`, `host`, `ca.crt`, `token`, timestamps);
+ * `status.secretRef` names it and the phase becomes `Granted`.
+ *
+ * The Cluster API admin kubeconfig is only the means to do this: handing it
+ * out would give every requester cluster-admin for as long as the cluster
+ * lives, which is what openMCP's per-request Secrets exist to avoid.
+ *
+ * Tokens are renewed after 80 % of their lifetime; objects a changed request
+ * no longer needs are deleted; deleting the AccessRequest deletes its
+ * ServiceAccount (which voids its tokens), its RBAC objects and its Secret.
+ * OIDC requests are `Denied`: this provider issues tokens only.
+ */
+import type { AccessRequestV1alpha1, AccessRequestV1alpha1Status } from "@edgeconnect/capi-provider-api";
+import { ACCESS_REQUEST, objectPath } from "@edgeconnect/capi-provider-api";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import {
+  applyStatus,
+  finalize,
+  findCondition,
+  hasFinalizer,
+  joinKey,
+  type Condition,
+  type ConditionUpdate,
+  type DeepReadonly,
+  type EventRecorder,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+  type Store,
+} from "@edgeconnect/runtime";
+import { accessSecretData, accessSecretName, accessSecretTimes, tokenKubeconfig } from "../access/access-kubeconfig.js";
+import { accessObjects, renderTokenAccess, staleObjects, TokenAccessError, type AccessObject, type TokenAccess } from "../access/token-access.js";
+import { DurationError, needsRenewal, renewAt, tokenExpirationSeconds } from "../access/token-lifetime.js";
+import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
+import { deleteIfPresent, getIfPresent } from "../kube/not-found.js";
+import { REQUEST_PHASE } from "../openmcp/constants.js";
+import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
+import { isResponsibleForAccessRequest } from "../openmcp/responsibility.js";
+import { FIELD_MANAGER, FINALIZERS, MANAGED_BY, type ProviderIdentity } from "../provider/provider-identity.js";
+import { controllerConditions } from "../provider/status-conditions.js";
+import type { WorkloadCluster, WorkloadClusters } from "./workload-cluster.js";
+
+export type AccessRequest = AccessRequestV1alpha1 & KubeObject;
+
+const AR_CONDITIONS = ["ClusterReady", "AccessGranted"];
+
+/** Token lifetime without `spec.ttl`, and the longest one asked for (longer requests get renewed tokens). */
+const DEFAULT_TOKEN_SECONDS = 24 * 3600;
+const MAX_TOKEN_SECONDS = 30 * 24 * 3600;
+
+/** Where objects of each kind live, to list this request's leftovers. */
+const LISTS: readonly { readonly kind: AccessObject["kind"]; readonly path: (accessNamespace: string) => string }[] = [
+  { kind: "ServiceAccount", path: (ns) => `/api/v1/namespaces/${ns}/serviceaccounts` },
+  { kind: "Role", path: () => "/apis/rbac.authorization.k8s.io/v1/roles" },
+  { kind: "RoleBinding", path: () => "/apis/rbac.authorization.k8s.io/v1/rolebindings" },
+  { kind: "ClusterRole", path: () => "/apis/rbac.authorization.k8s.io/v1/clusterroles" },
+  { kind: "ClusterRoleBinding", path: () => "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings" },
+];
+
+export interface AccessRequestReconcilerOptions {
+  readonly identity: ProviderIdentity;
+  readonly client: RestClient;
+  readonly accessRequests: Store<AccessRequest>;
+  readonly clusters: Store<OpenMcpCluster>;
+  readonly workloads: WorkloadClusters;
+  /** Namespace of the ServiceAccounts in workload clusters (`--access-namespace`). */
+  readonly accessNamespace: string;
+  readonly recorder: EventRecorder;
+  readonly now?: () => Date;
+}
+
+type Outcome =
+  | { readonly phase: "Pending"; readonly conditions: readonly ConditionUpdate[]; readonly requeueAfterMs?: number }
+  | { readonly phase: "Denied"; readonly conditions: readonly ConditionUpdate[] }
+  | { readonly phase: "Granted"; readonly conditions: readonly ConditionUpdate[]; readonly secretName: string; readonly renewAt: Date };
+
+export class AccessRequestReconciler implements Reconciler {
+  constructor(private readonly options: AccessRequestReconcilerOptions) {}
+
+  /** Whether to reconcile `ar` at all: the contract's responsibility, or our finalizer still to release. */
+  isOurs(ar: DeepReadonly<AccessRequest>): boolean {
+    return isResponsibleForAccessRequest(ar, this.options.identity.providerName) || hasFinalizer(ar, FINALIZERS.accessRequest);
+  }
+
+  async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
+    const ar = this.options.accessRequests.get(joinKey(request));
+    if (ar === undefined || operationOf(ar) === "ignore" || !this.isOurs(ar)) return undefined;
+    if (ar.metadata.deletionTimestamp === undefined && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
+    const client = this.options.client.withSignal(signal);
+    const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
+    const result = await finalize(client, path, ar as AccessRequest, FINALIZERS.accessRequest, {
+      apply: async (live) => {
+        const outcome = await this.grant(client, live, signal);
+        await this.writeStatus(client, live, outcome);
+        if (outcome.phase === "Granted") return { requeueAfterMs: Math.max(1_000, outcome.renewAt.getTime() - this.now().getTime()) };
+        return outcome.phase === "Pending" && outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+      },
+      cleanup: (live) => this.revoke(client, live, signal),
+    });
+    const patch = withoutReconcileAnnotation(ar);
+    if (patch !== undefined && ar.metadata.deletionTimestamp === undefined) {
+      await client.request("PATCH", path, { body: patch, contentType: "application/merge-patch+json" });
+    }
+    return result;
+  }
+
+  private async grant(client: RestClient, ar: AccessRequest, signal: AbortSignal): Promise<Outcome> {
+    const pending = (reason: string, message: string, requeueAfterMs?: number): Outcome => ({
+      phase: "Pending",
+      conditions: [{ type: "ClusterReady", status: "False", reason, message }, { type: "AccessGranted", status: "False", reason, message: "waiting for the cluster" }],
+      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+    });
+    const deny = (reason: string, message: string): Outcome => ({ phase: "Denied", conditions: [{ type: "AccessGranted", status: "False", reason, message }] });
+    if (ar.spec?.oidc !== undefined) return deny("OIDCNotSupported", "this provider grants token access only: use spec.token instead of spec.oidc");
+    if (ar.spec?.token === undefined) return deny("InvalidRequest", "spec.token is required");
+    const ref = ar.spec.clusterRef;
+    if (ref === undefined) return pending("WaitingForClusterRef", "spec.clusterRef is not set yet (openMCP sets it from spec.requestRef)");
+    const cluster = this.options.clusters.get(joinKey({ cluster: "", namespace: ref.namespace, name: ref.name }));
+    if (cluster === undefined) return pending("ClusterNotFound", `Cluster ${ref.namespace}/${ref.name} does not exist`);
+    if (cluster.metadata.deletionTimestamp !== undefined) return deny("ClusterDeleting", `Cluster ${ref.namespace}/${ref.name} is being deleted`);
+    if (cluster.status?.phase !== "Ready") return pending("ClusterNotReady", `Cluster ${ref.namespace}/${ref.name} is not Ready yet`);
+
+    let access: TokenAccess;
+    let expirationSeconds: number;
+    try {
+      access = renderTokenAccess(
+        ar.spec.token,
+        { environment: this.options.identity.environment, providerName: this.options.identity.providerName, namespace: ar.metadata.namespace ?? "", name: ar.metadata.name ?? "", uid: ar.metadata.uid ?? "" },
+        { serviceAccountNamespace: this.options.accessNamespace },
+      );
+      expirationSeconds = tokenExpirationSeconds(ar.spec.ttl, { default: DEFAULT_TOKEN_SECONDS, max: MAX_TOKEN_SECONDS });
+    } catch (err) {
+      if (err instanceof TokenAccessError || err instanceof DurationError) return deny("InvalidRequest", err.message);
+      throw err;
+    }
+    const workload = await this.options.workloads.connect(cluster.metadata.namespace ?? "", cluster.metadata.name ?? "", signal);
+    if (workload === undefined) return pending("KubeconfigNotFound", `Cluster API has not written the kubeconfig of Cluster ${ref.namespace}/${ref.name} yet`, 10_000);
+    try {
+      await this.ensureObjects(workload, access);
+      const secretName = accessSecretName(ar.metadata.name ?? "");
+      const secretPath = `/api/v1/namespaces/${encodeURIComponent(ar.metadata.namespace ?? "")}/secrets/${encodeURIComponent(secretName)}`;
+      const existing = await getIfPresent<{ data?: Record<string, string> }>(client, secretPath);
+      const times = existing?.data === undefined ? undefined : accessSecretTimes(decode(existing.data));
+      const granted = findCondition(ar.status?.conditions, "AccessGranted");
+      const current = times !== undefined && !needsRenewal(this.now(), times.createdAt, times.expiresAt) && ar.status?.phase === REQUEST_PHASE.Granted && granted?.observedGeneration === ar.metadata.generation;
+      const lifetime = current ? times : await this.issueToken(client, ar, workload, access, secretPath, secretName, expirationSeconds);
+      return {
+        phase: "Granted",
+        secretName,
+        renewAt: renewAt(lifetime.createdAt, lifetime.expiresAt),
+        conditions: [
+          { type: "ClusterReady", status: "True", reason: "Ready", message: `Cluster ${ref.namespace}/${ref.name} is Ready` },
+          { type: "AccessGranted", status: "True", reason: "TokenIssued", message: `Secret ${secretName} holds a token valid until ${lifetime.expiresAt.toISOString()}` },
+        ],
+      };
+    } finally {
+      workload.close();
+    }
+  }
+
+  /** Namespaces, the ServiceAccount and RBAC objects this request asks for, and none it no longer does. */
+  private async ensureObjects(workload: WorkloadCluster, access: TokenAccess): Promise<void> {
+    for (const namespace of [this.options.accessNamespace, ...access.namespaces]) {
+      await workload.client.apply(`/api/v1/namespaces/${encodeURIComponent(namespace)}`, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, FIELD_MANAGER);
+    }
+    for (const object of accessObjects(access)) await workload.client.apply(accessObjectPath(object.kind, object.metadata), object, FIELD_MANAGER);
+    const existing = await this.listManaged(workload, access.selector);
+    for (const stale of staleObjects(existing, access)) {
+      await deleteIfPresent(workload.client, accessObjectPath(stale.kind, stale.metadata));
+    }
+  }
+
+  private async issueToken(
+    client: RestClient,
+    ar: AccessRequest,
+    workload: WorkloadCluster,
+    access: TokenAccess,
+    secretPath: string,
+    secretName: string,
+    expirationSeconds: number,
+  ): Promise<{ createdAt: Date; expiresAt: Date }> {
+    const sa = access.serviceAccount.metadata;
+    const response = await workload.client.request<{ status?: { token?: string; expirationTimestamp?: string } }>(
+      "POST",
+      `/api/v1/namespaces/${encodeURIComponent(sa.namespace)}/serviceaccounts/${encodeURIComponent(sa.name)}/token`,
+      { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds } } },
+    );
+    const token = response.status?.token;
+    const expires = response.status?.expirationTimestamp;
+    if (token === undefined || expires === undefined) throw new Error("the workload cluster answered a TokenRequest without a token");
+    const createdAt = this.now();
+    const expiresAt = new Date(expires);
+    const cluster = ar.spec?.clusterRef ?? { namespace: "", name: "" };
+    const kubeconfig = tokenKubeconfig({ server: workload.server, caCrt: workload.caCrt, token, cluster });
+    const data = accessSecretData({ kubeconfig, host: workload.server, caCrt: workload.caCrt, token, createdAt, expiresAt });
+    await client.apply(
+      secretPath,
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        type: "Opaque",
+        metadata: {
+          name: secretName,
+          namespace: ar.metadata.namespace,
+          labels: { ...MANAGED_BY },
+          ownerReferences: [{ apiVersion: ACCESS_REQUEST.apiVersion, kind: ACCESS_REQUEST.kind, name: ar.metadata.name, uid: ar.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        },
+        data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, "utf8").toString("base64")])),
+      },
+      FIELD_MANAGER,
+    );
+    this.options.recorder.event(ar, "Normal", "TokenIssued", `issued a token valid until ${expiresAt.toISOString()} into Secret ${secretName}`);
+    return { createdAt, expiresAt };
+  }
+
+  private async revoke(client: RestClient, ar: AccessRequest, signal: AbortSignal): Promise<Result | undefined> {
+    const ref = ar.spec?.clusterRef;
+    const cluster = ref === undefined ? undefined : this.options.clusters.get(joinKey({ cluster: "", namespace: ref.namespace, name: ref.name }));
+    // A Cluster that is gone took its ServiceAccounts with it.
+    if (cluster !== undefined) {
+      const workload = await this.options.workloads.connect(cluster.metadata.namespace ?? "", cluster.metadata.name ?? "", signal);
+      if (workload !== undefined) {
+        try {
+          const selector = renderTokenAccess(
+            { permissions: [], roleRefs: [] },
+            { environment: this.options.identity.environment, providerName: this.options.identity.providerName, namespace: ar.metadata.namespace ?? "", name: ar.metadata.name ?? "", uid: ar.metadata.uid ?? "" },
+            { serviceAccountNamespace: this.options.accessNamespace },
+          ).selector;
+          for (const object of await this.listManaged(workload, selector)) await deleteIfPresent(workload.client, accessObjectPath(object.kind, object.metadata));
+        } finally {
+          workload.close();
+        }
+      }
+    }
+    await deleteIfPresent(client, `/api/v1/namespaces/${encodeURIComponent(ar.metadata.namespace ?? "")}/secrets/${encodeURIComponent(accessSecretName(ar.metadata.name ?? ""))}`);
+    return undefined;
+  }
+
+  private async listManaged(workload: WorkloadCluster, selector: Readonly<Record<string, string>>): Promise<ManagedObject[]> {
+    const labelSelector = Object.entries(selector).map(([key, value]) => `${key}=${value}`).join(",");
+    const found: ManagedObject[] = [];
+    for (const { kind, path } of LISTS) {
+      const list = await workload.client.list<KubeObject>(path(this.options.accessNamespace), { query: { labelSelector } });
+      for (const item of (list).items) found.push({ kind, metadata: { name: item.metadata?.name ?? "", ...(item.metadata?.namespace === undefined ? {} : { namespace: item.metadata.namespace }), labels: item.metadata?.labels ?? {} } });
+    }
+    return found;
+  }
+
+  private async writeStatus(client: RestClient, ar: AccessRequest, outcome: Outcome): Promise<void> {
+    const generation = ar.metadata.generation;
+    const previous = (ar.status?.conditions ?? []) as Condition[];
+    const conditions = controllerConditions(previous, outcome.conditions, AR_CONDITIONS, generation);
+    const status: AccessRequestV1alpha1Status = {
+      observedGeneration: generation ?? 0,
+      phase: outcome.phase,
+      conditions,
+      ...(outcome.phase === "Granted" ? { secretRef: { name: outcome.secretName } } : {}),
+    };
+    await applyStatus(client, objectPath(ACCESS_REQUEST, ar.metadata.namespace, ar.metadata.name ?? ""), ar, status, FIELD_MANAGER);
+    if (outcome.phase === "Denied" && ar.status?.phase !== "Denied") {
+      const reason = outcome.conditions[0];
+      if (reason !== undefined) this.options.recorder.event(ar, "Warning", reason.reason, reason.message);
+    }
+  }
+
+  private now(): Date {
+    return (this.options.now ?? (() => new Date()))();
+  }
+}
+
+interface ManagedObject {
+  readonly kind: AccessObject["kind"];
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly labels: Readonly<Record<string, string>> };
+}
+
+function accessObjectPath(kind: AccessObject["kind"], metadata: { readonly name?: string | undefined; readonly namespace?: string | undefined }): string {
+  const name = encodeURIComponent(metadata.name ?? "");
+  const namespace = encodeURIComponent(metadata.namespace ?? "");
+  switch (kind) {
+    case "ServiceAccount":
+      return `/api/v1/namespaces/${namespace}/serviceaccounts/${name}`;
+    case "Role":
+      return `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles/${name}`;
+    case "RoleBinding":
+      return `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings/${name}`;
+    case "ClusterRole":
+      return `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`;
+    case "ClusterRoleBinding":
+      return `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`;
+  }
+}
+
+function decode(data: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, "base64").toString("utf8")]));
+}

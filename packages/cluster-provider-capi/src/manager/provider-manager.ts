@@ -1,0 +1,176 @@
+/**
+ * `run`: one reflector per kind on the platform cluster, shared by the three
+ * controllers (config, cluster, access-request), Events, metrics, probes,
+ * and leader election when asked. Owns wiring only: which events wake which
+ * controller.
+ */
+import {
+  ACCESS_REQUEST,
+  CAPI_CLUSTER,
+  CLUSTER_PROFILE,
+  collectionPath,
+  OPENMCP_CLUSTER,
+  PROVIDER_CONFIG,
+} from "@edgeconnect/capi-provider-api";
+import type { RestClient } from "@edgeconnect/kcp-ts";
+import {
+  combineHandlers,
+  Controller,
+  enqueueMapped,
+  enqueueObject,
+  EventRecorder,
+  leaseElection,
+  Reflector,
+  requestFor,
+  RuntimeMetrics,
+  runManager,
+  Store,
+  type ControllerLogger,
+  type DeepReadonly,
+  type EventHandlers,
+  type Reconciler,
+  type Request,
+} from "@edgeconnect/runtime";
+import { AccessRequestReconciler, type AccessRequest } from "../access-request/access-request-reconciler.js";
+import { CapiKubeconfigClusters, type WorkloadClusters } from "../access-request/workload-cluster.js";
+import type { RunFlags } from "../cli/flags.js";
+import { ClusterReconciler, type CapiCluster } from "../cluster/cluster-reconciler.js";
+import { declaringConfigs } from "../config/desired-providers.js";
+import { OPERATOR_PROVIDER_KINDS, operatorResource, OperatorProviderStores, type OperatorProvider } from "../config/operator-providers.js";
+import { configKey, ProviderConfigReconciler, type ClusterProfile, type OpenMcpCluster, type ProviderConfig } from "../config/provider-config-reconciler.js";
+import { MANAGED_BY_SELECTOR, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, type ProviderIdentity } from "../provider/provider-identity.js";
+
+export const COMPONENT = "cluster-provider-capi";
+
+export interface ProviderManagerOptions {
+  readonly flags: RunFlags;
+  readonly client: RestClient;
+  readonly logger: ControllerLogger;
+  readonly identity: string;
+  readonly metrics?: RuntimeMetrics;
+  /** How AccessRequests reach workload clusters; default: Cluster API's kubeconfig Secrets. */
+  readonly workloads?: WorkloadClusters;
+  readonly onListening?: (ports: { metrics: number; probes: number }) => void;
+}
+
+/** Runs until `signal` aborts; rejects with LeadershipLostError when the Lease is lost. */
+export async function runProviderManager(options: ProviderManagerOptions, signal: AbortSignal): Promise<void> {
+  const { flags, client, logger } = options;
+  const provider: ProviderIdentity = { environment: flags.environment, providerName: flags.providerName };
+  const metrics = options.metrics ?? new RuntimeMetrics();
+  const recorder = new EventRecorder({ client, component: COMPONENT, instance: options.identity, logger });
+
+  const configs = new Store<ProviderConfig>();
+  const profiles = new Store<ClusterProfile>();
+  const clusters = new Store<OpenMcpCluster>();
+  const accessRequests = new Store<AccessRequest>();
+  const capiClusters = new Store<CapiCluster>();
+  const operatorProviders = new OperatorProviderStores();
+
+  const controller = (name: string, reconciler: Reconciler): Controller =>
+    new Controller({
+      name,
+      reconciler,
+      maxConcurrentReconciles: flags.maxConcurrentReconciles,
+      // One platform cluster is one tenant: every worker may serve it.
+      maxInFlightPerTenant: flags.maxConcurrentReconciles,
+      logger,
+      metrics,
+    });
+  const configController = controller("providerconfig", new ProviderConfigReconciler({ identity: provider, client, configs, clusters, operatorProviders, recorder }));
+  const clusterReconciler = new ClusterReconciler({ identity: provider, client, clusters, profiles, configs, capiClusters, recorder });
+  const clusterController = controller("cluster", clusterReconciler);
+  const accessReconciler = new AccessRequestReconciler({
+    identity: provider,
+    client,
+    accessRequests,
+    clusters,
+    workloads: options.workloads ?? new CapiKubeconfigClusters(client),
+    accessNamespace: flags.accessNamespace,
+    recorder,
+  });
+  const accessController = controller("accessrequest", accessReconciler);
+
+  const configOf = (profileName: string): Request[] => {
+    const profile = profiles.get(configKey(profileName));
+    const name = profile?.spec?.providerConfigRef.name;
+    return name === undefined ? [] : [{ cluster: "", namespace: "", name }];
+  };
+  const allConfigs = (): Request[] => configs.list().map((config) => requestFor(config));
+  const clustersOfProfile = (profileName: string): Request[] =>
+    clusters.list().filter((cluster) => cluster.spec?.profile === profileName).map((cluster) => requestFor(cluster));
+  const accessRequestsOf = (cluster: DeepReadonly<OpenMcpCluster>): Request[] =>
+    accessRequests
+      .list()
+      .filter((ar) => ar.spec?.clusterRef?.name === cluster.metadata.name && ar.spec?.clusterRef?.namespace === cluster.metadata.namespace)
+      .map((ar) => requestFor(ar));
+
+  const sources = {
+    // Configs share providers, so one config's change can settle another's conflict.
+    providerConfigs: reflector(client, collectionPath(PROVIDER_CONFIG), configs, logger, combineHandlers(enqueueMapped(configController, allConfigs), enqueueMapped(clusterController, (config) => profiles.list().filter((p) => p.spec?.providerConfigRef.name === config.metadata.name).flatMap((p) => clustersOfProfile(p.metadata.name ?? ""))))),
+    clusterProfiles: reflector(client, collectionPath(CLUSTER_PROFILE), profiles, logger, combineHandlers(enqueueMapped(configController, (p) => (p.spec?.providerConfigRef.name === undefined ? [] : [{ cluster: "", namespace: "", name: p.spec?.providerConfigRef.name }])), enqueueMapped(clusterController, (p) => clustersOfProfile(p.metadata.name ?? "")))),
+    clusters: reflector(
+      client,
+      collectionPath(OPENMCP_CLUSTER),
+      clusters,
+      logger,
+      combineHandlers(enqueueObject(clusterController), { deleted: (cluster) => configOf(cluster.spec?.profile ?? "").forEach((r) => configController.enqueue(r)) }, readinessChanges(accessController, accessRequestsOf)),
+    ),
+    accessRequests: reflector(client, collectionPath(ACCESS_REQUEST), accessRequests, logger, { ...enqueueObject(accessController), updated: (old, current) => { if (old.status?.phase !== current.status?.phase || old.metadata.generation !== current.metadata.generation || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp || JSON.stringify(old.metadata.labels) !== JSON.stringify(current.metadata.labels) || JSON.stringify(old.metadata.annotations) !== JSON.stringify(current.metadata.annotations)) accessController.enqueue(requestFor(current)); } }),
+    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, enqueueMapped(clusterController, (capi) => openMcpClusterOf(capi)), MANAGED_BY_SELECTOR),
+    ...Object.fromEntries(
+      OPERATOR_PROVIDER_KINDS.map((kind) => [
+        `operator${kind}s`,
+        reflector(client, collectionPath(operatorResource(kind)), operatorProviders.stores[kind], logger, enqueueMapped(configController, (p) => declaringConfigs(p.metadata.labels).map((name) => ({ cluster: "", namespace: "", name }))), MANAGED_BY_SELECTOR),
+      ]),
+    ),
+  };
+
+  try {
+    await runManager(
+      {
+        flags,
+        metrics,
+        sources,
+        controllers: [configController, clusterController, accessController],
+        ...(flags.leaderElect
+          ? { leaderElector: leaseElection({ client, namespace: flags.leaderElectNamespace, name: `${COMPONENT}-${flags.providerName}`, identity: options.identity, metrics, logger }) }
+          : {}),
+        ...(options.onListening ? { onListening: options.onListening } : {}),
+      },
+      signal,
+    );
+  } finally {
+    await recorder.flush();
+  }
+}
+
+function reflector<T extends ProviderConfig | ClusterProfile | OpenMcpCluster | AccessRequest | CapiCluster | OperatorProvider>(
+  client: RestClient,
+  path: string,
+  store: Store<T>,
+  logger: ControllerLogger,
+  handlers: EventHandlers<T>,
+  labelSelector?: string,
+): Reflector<T> {
+  return new Reflector<T>({ client, path, store, handlers, logger, ...(labelSelector === undefined ? {} : { labelSelector }) });
+}
+
+/** The openMCP Cluster a Cluster API Cluster was made for, from the labels the cluster controller puts on it. */
+function openMcpClusterOf(capi: DeepReadonly<CapiCluster>): Request[] {
+  const name = capi.metadata.labels?.[OPENMCP_CLUSTER_NAME_LABEL];
+  const namespace = capi.metadata.labels?.[OPENMCP_CLUSTER_NAMESPACE_LABEL];
+  return name === undefined || namespace === undefined ? [] : [{ cluster: "", namespace, name }];
+}
+
+/** AccessRequests wait for their Cluster's phase, which changes in its status (enqueueObject ignores status). */
+function readinessChanges(controller: Controller, map: (cluster: DeepReadonly<OpenMcpCluster>) => Request[]): EventHandlers<OpenMcpCluster> {
+  const send = (cluster: DeepReadonly<OpenMcpCluster>): void => map(cluster).forEach((r) => controller.enqueue(r));
+  return {
+    added: send,
+    updated: (old, current) => {
+      if (old.status?.phase !== current.status?.phase || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp) send(current);
+    },
+    deleted: send,
+  };
+}
