@@ -148,3 +148,4 @@ export {
   type ObservedClusterApiCluster,
 } from "./cluster-api/cluster-readiness.js";
 export { normalizeClusterApiVersion, supportsVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";
+export { shortHash } from "./hashing/short-hash.js";

@@ -17,8 +17,8 @@ type Deployment = KubeObject & {
   };
 };
 
-function find(objects: KubeObject[], kind: string, name: string): KubeObject | undefined {
-  return objects.find((obj) => obj.kind === kind && obj.metadata?.name === name);
+function find<T extends KubeObject = KubeObject>(objects: KubeObject[], kind: string, name: string): T | undefined {
+  return objects.find((obj): obj is T => obj.kind === kind && obj.metadata?.name === name);
 }
 
 describe("providerComponents", () => {
@@ -35,7 +35,7 @@ describe("providerComponents", () => {
     // Core's CRDs carry no contract label (its crd/ kustomization adds none), only the provider label of default/.
     expect(find(objects, "CustomResourceDefinition", "clusters.cluster.x-k8s.io")?.metadata?.labels).toEqual({ "cluster.x-k8s.io/provider": "cluster-api" });
 
-    const deployment = find(objects, "Deployment", "capi-controller-manager") as Deployment | undefined;
+    const deployment = find<Deployment>(objects, "Deployment", "capi-controller-manager");
     expect(deployment?.metadata?.namespace).toBe("capi-system");
     expect(deployment?.spec?.selector?.matchLabels).toEqual({ "control-plane": "controller-manager", "cluster.x-k8s.io/provider": "cluster-api" });
     expect(deployment?.spec?.template?.metadata?.labels).toEqual({ "control-plane": "controller-manager", "cluster.x-k8s.io/provider": "cluster-api" });
@@ -43,7 +43,7 @@ describe("providerComponents", () => {
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.image).toBe("gcr.io/k8s-staging-cluster-api/cluster-api-controller:main");
 
     // The role aggregation patch binds the manager to the aggregated role.
-    const binding = find(objects, "ClusterRoleBinding", "capi-manager-rolebinding") as Binding | undefined;
+    const binding = find<Binding>(objects, "ClusterRoleBinding", "capi-manager-rolebinding");
     expect(binding?.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "capi-aggregated-manager-role" });
     expect(binding?.subjects).toEqual([{ kind: "ServiceAccount", name: "capi-manager", namespace: "capi-system" }]);
     expect(find(objects, "ClusterRole", "capi-manager-role")?.metadata?.labels).toMatchObject({ "cluster.x-k8s.io/aggregate-to-manager": "true" });
@@ -54,9 +54,9 @@ describe("providerComponents", () => {
     for (const leftOut of ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Service", "Certificate", "Issuer"]) {
       expect(kinds.has(leftOut)).toBe(false);
     }
-    const crd = find(objects, "CustomResourceDefinition", "clusters.cluster.x-k8s.io") as KubeObject & { spec?: { conversion?: unknown } };
-    expect(crd.spec?.conversion).toBeUndefined();
-    expect(crd.metadata?.annotations?.["cert-manager.io/inject-ca-from"]).toBeUndefined();
+    const crd = find<KubeObject & { spec?: { conversion?: unknown } }>(objects, "CustomResourceDefinition", "clusters.cluster.x-k8s.io");
+    expect(crd?.spec?.conversion).toBeUndefined();
+    expect(crd?.metadata?.annotations?.["cert-manager.io/inject-ca-from"]).toBeUndefined();
   });
 
   it("adds the contract labels of a provider's crd/ kustomization", async () => {

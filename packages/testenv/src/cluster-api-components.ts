@@ -68,6 +68,7 @@ export interface Components {
   readonly deployment: { readonly namespace: string; readonly name: string };
   /** Multi-document YAML. */
   readonly components: string;
+  /** Absent for the operator: see `ProviderComponents`. */
   readonly metadata?: string;
 }
 
@@ -76,6 +77,7 @@ export interface ProviderComponents extends Components {
   readonly metadata: string;
 }
 
+/** The components of a provider at its pinned version, with its metadata.yaml; for "operator", the operator's own. */
 export async function providerComponents(provider: ClusterApiProvider, options?: ComponentsOptions): Promise<ProviderComponents>;
 export async function providerComponents(provider: ClusterApiManager, options?: ComponentsOptions): Promise<Components>;
 export async function providerComponents(provider: ClusterApiManager, options: ComponentsOptions = {}): Promise<Components> {
@@ -160,7 +162,7 @@ function readKustomization(dir: string): Kustomization {
   const doc = parseYaml(readFileSync(join(dir, "kustomization.yaml"), "utf8")) as Record<string, unknown> | null;
   const unknown = Object.keys(doc ?? {}).filter((field) => !KNOWN_FIELDS.has(field));
   if (unknown.length > 0) throw new Error(`${dir}/kustomization.yaml: unsupported fields ${unknown.join(", ")}`);
-  return (doc ?? {}) as Kustomization;
+  return doc ?? {};
 }
 
 function build(dir: string): KubeObject[] {
@@ -201,7 +203,11 @@ const MERGE_KEYS: Readonly<Record<string, string>> = {
 };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !isList(value);
+}
+
+function isList(value: unknown): value is unknown[] {
+  return Array.isArray(value);
 }
 
 function strategicMerge(target: unknown, patch: unknown, field?: string): unknown {
@@ -215,8 +221,8 @@ function strategicMerge(target: unknown, patch: unknown, field?: string): unknow
     return merged;
   }
   const key = field === undefined ? undefined : MERGE_KEYS[field];
-  if (key !== undefined && Array.isArray(target) && Array.isArray(patch)) {
-    const merged: unknown[] = [...target];
+  if (key !== undefined && isList(target) && isList(patch)) {
+    const merged = [...target];
     for (const item of patch) {
       const index = merged.findIndex((existing) => isRecord(existing) && isRecord(item) && existing[key] === item[key]);
       if (index < 0) merged.push(item);

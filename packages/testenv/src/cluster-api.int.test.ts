@@ -22,6 +22,7 @@ import { DeploymentStandIn } from "./deployment-stand-in.js";
 import { connectFromEnv } from "./environment.js";
 import { eventually, holds } from "./eventually.js";
 import { KubeApiServer } from "./kube-apiserver.js";
+import { installOpenMcpCrds } from "./openmcp-crds.js";
 import { Reaper } from "./reaper.js";
 
 const { state } = connectFromEnv();
@@ -153,7 +154,7 @@ describeInfra("Cluster API Operator (core provider from a ConfigMap)", () => {
     cluster = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
     kube = cluster.adminClient();
     const started = Date.now();
-    stack = await ClusterApiStack.start({ kubeApiServer: cluster, providers: ["core", "operator"], dir: "/tmp/capi-op-run", keepDir: true, resolve: { log: (message) => console.error(message) } });
+    stack = await ClusterApiStack.start({ kubeApiServer: cluster, reaper, providers: ["core", "operator"], resolve: { log: (message) => console.error(message) } });
     console.warn(`core and operator ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, 900_000);
 
@@ -216,4 +217,19 @@ describeInfra("Cluster API Operator (core provider from a ConfigMap)", () => {
     expect(provider.status?.contract).toBe("v1beta2");
     expect(condition(provider, "PreflightCheckPassed")?.status).toBe("True");
   }, 360_000);
+
+  // An openMCP platform cluster serves both Cluster kinds: openMCP's and Cluster API's.
+  it("installs openMCP's CRDs beside Cluster API's", async () => {
+    const names = await installOpenMcpCrds(kube, { kinds: ["Cluster", "ClusterRequest", "AccessRequest", "ClusterProfile", "ClusterProvider"] });
+    expect(names.sort()).toEqual([
+      "accessrequests.clusters.openmcp.cloud",
+      "clusterprofiles.clusters.openmcp.cloud",
+      "clusterproviders.openmcp.cloud",
+      "clusterrequests.clusters.openmcp.cloud",
+      "clusters.clusters.openmcp.cloud",
+    ]);
+    const clusters = await kube.list("/apis/clusters.openmcp.cloud/v1alpha1/clusters");
+    expect(clusters.items).toEqual([]);
+    await expect(installOpenMcpCrds(kube, { kinds: ["Shoot"] })).rejects.toThrow(/no CRD of kind Shoot/);
+  }, 60_000);
 });

@@ -61,9 +61,9 @@ interface ProviderSpec {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   /**
-   * HOME and XDG_CONFIG_HOME in the stack's directory: the operator reads
-   * clusterctl.yaml from both (provider URLs, image overrides) and creates
-   * its config folder there.
+   * HOME and XDG_CONFIG_HOME in the stack's directory: the operator reads a
+   * clusterctl.yaml below either (provider URLs, image overrides), and a
+   * developer's must not change what it installs.
    */
   readonly ownHome?: boolean;
 }
@@ -80,7 +80,7 @@ const PROVIDERS: Readonly<Record<ClusterApiManager, ProviderSpec>> = {
   // CAPD writes POD_IP into each workload cluster's endpoint and listens there; in a
   // pod it is the pod's address, here the in-memory API servers live on loopback.
   dev: { args: [TOPOLOGY], env: { POD_IP: "127.0.0.1" } },
-  // The operator has no feature gates. --watch-configmap re-reconciles a provider when
+  // The operator has no feature gates to pass. --watch-configmap re-reconciles a provider when
   // the ConfigMap its fetchConfig.selector picks changes; its pprof server would bind
   // localhost:6060 in every stack, so it is off.
   operator: { args: ["--watch-configmap", "--profiler-address="], env: {}, ownHome: true },
@@ -177,7 +177,13 @@ export class ClusterApiStack {
       const { deployment } = await providerComponents(manager.provider, { repoRoot: this.options.resolve?.repoRoot });
       deployments.push({
         ...deployment,
-        healthy: async (signal) => manager.process.running && (await fetch(manager.healthUrl, { signal })).ok,
+        healthy: async (signal) => {
+          if (!manager.process.running) return false;
+          const response = await fetch(manager.healthUrl, { signal });
+          // Read to the end, or each poll's connection stays open until the body is collected.
+          await response.arrayBuffer();
+          return response.ok;
+        },
       });
     }
     return deployments;
@@ -305,7 +311,7 @@ async function webhookServing(port: number, caPem: string): Promise<Check<undefi
       socket.end();
       resolve(holds(true, ""));
     });
-    socket.on("error", (err) => resolve(holds(false, `webhook server 127.0.0.1:${port}: ${err.message}`)));
+    socket.on("error", (err: Error) => resolve(holds(false, `webhook server 127.0.0.1:${port}: ${err.message}`)));
     socket.on("timeout", () => {
       socket.destroy();
       resolve(holds(false, `webhook server 127.0.0.1:${port}: no TLS handshake within 2 s`));

@@ -24,8 +24,6 @@ export {
   type ClusterApiStackOptions,
 } from "./cluster-api.js";
 export {
-  COMPONENT_SOURCES,
-  configDirectory,
   fetchConfigMap,
   providerComponents,
   type Components,

@@ -12,7 +12,7 @@
 import { isDnsSubdomain } from "@edgeconnect/provisioning";
 import { stringify } from "yaml";
 import { SECRET_KEY } from "../openmcp/constants.js";
-import { nameHash } from "./name-hash.js";
+import { shortHash } from "@edgeconnect/provisioning";
 
 export interface TokenKubeconfigInput {
   /** The API server, `https://…`. */
@@ -97,7 +97,7 @@ export function accessSecretName(arName: string): string {
   if (!isDnsSubdomain(arName)) throw new TypeError(`AccessRequest name ${JSON.stringify(arName)} is not a DNS-1123 subdomain`);
   if (arName.length + SECRET_SUFFIX.length <= MAX_SUBDOMAIN) return `${arName}${SECRET_SUFFIX}`;
   const prefix = arName.slice(0, MAX_SUBDOMAIN - SECRET_SUFFIX.length - HASH_CHARS - 1).replace(/[-.]+$/, "");
-  return `${prefix}-${nameHash(["accesssecret", arName], HASH_CHARS)}${SECRET_SUFFIX}`;
+  return `${prefix}-${shortHash(["accesssecret", arName], HASH_CHARS)}${SECRET_SUFFIX}`;
 }
 
 function unixSeconds(date: Date): string {

@@ -1,3 +1,4 @@
+import { MANAGED_BY_LABEL } from "../provider/provider-identity.js";
 import { describe, expect, it } from "@jest/globals";
 import { isDnsLabel, isLabelValue } from "@edgeconnect/provisioning";
 import {
@@ -7,7 +8,6 @@ import {
   ACCESS_REQUEST_NAMESPACE_LABEL,
   ACCESS_REQUEST_UID_LABEL,
   managedByRequest,
-  MANAGED_BY_LABEL,
   renderTokenAccess,
   staleObjects,
   TokenAccessError,

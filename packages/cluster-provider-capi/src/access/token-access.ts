@@ -10,10 +10,9 @@
  * labelled for cleanup: other objects may live in them.
  */
 import { isDnsLabel, labelValue } from "@edgeconnect/provisioning";
-import { nameHash } from "./name-hash.js";
+import { shortHash } from "@edgeconnect/provisioning";
+import { MANAGED_BY } from "../provider/provider-identity.js";
 
-export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
-export const MANAGED_BY = "cluster-provider-capi";
 /** A hash of (environment, provider, namespace, name) of the request: selects all of its objects. */
 export const ACCESS_REQUEST_LABEL = "capi.clusters.edgeconnect.eu/access-request";
 /** For people and `kubectl get -l`; shortened with a hash when too long for a label value. */
@@ -162,8 +161,8 @@ export class TokenAccessError extends Error {
  */
 export function renderTokenAccess(spec: TokenSpec, request: AccessRequestIdentity, { serviceAccountNamespace }: TokenAccessOptions): TokenAccess {
   if (!isDnsLabel(serviceAccountNamespace)) throw new TypeError(`service account namespace ${JSON.stringify(serviceAccountNamespace)} is not a DNS-1123 label`);
-  const hash = nameHash(["accessrequest", request.environment, request.providerName, request.namespace, request.name], HASH_CHARS);
-  const selector = { [MANAGED_BY_LABEL]: MANAGED_BY, [ACCESS_REQUEST_LABEL]: hash };
+  const hash = shortHash(["accessrequest", request.environment, request.providerName, request.namespace, request.name], HASH_CHARS);
+  const selector = { ...MANAGED_BY, [ACCESS_REQUEST_LABEL]: hash };
   const labels = (): Record<string, string> => ({
     ...selector,
     [ACCESS_REQUEST_NAMESPACE_LABEL]: labelValue(request.namespace),

@@ -109,10 +109,17 @@ export class ClusterReconciler implements Reconciler {
     return result;
   }
 
-  /** Whether the Cluster's profile is one of this provider's: providers act only on their own Clusters. */
+  /**
+   * Whether the Cluster's profile is one of this provider's: providers act
+   * only on their own Clusters. A profile that does not exist is ours when
+   * its name is in our namespace of names (`<environment>.<provider-name>.`),
+   * so that a typo gets a condition rather than silence.
+   */
   isOurs(cluster: DeepReadonly<OpenMcpCluster>): boolean {
-    const profile = this.options.profiles.get(configKey(cluster.spec?.profile ?? ""));
-    return profile !== undefined && profileBelongsTo(profile, this.options.identity.providerName);
+    const name = cluster.spec?.profile ?? "";
+    const profile = this.options.profiles.get(configKey(name));
+    if (profile !== undefined) return profileBelongsTo(profile, this.options.identity.providerName);
+    return name.startsWith(`${this.options.identity.environment}.${this.options.identity.providerName}.`);
   }
 
   private async apply(client: RestClient, cluster: OpenMcpCluster, signal: AbortSignal): Promise<Result | undefined> {
