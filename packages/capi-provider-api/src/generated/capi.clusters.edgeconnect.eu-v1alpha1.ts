@@ -46,7 +46,7 @@ export type ProviderConfigV1alpha1Providers = {
      */
     name: string;
     /**
-     * Where the operator installs it; <type prefix>-<name>-system when empty (e.g. capi-aws-system). Created when missing.
+     * Where the operator installs it; <name>-<type>-system when empty (e.g. aws-infrastructure-system, kubeadm-control-plane-system). Created when missing.
      */
     namespace?: string;
     /**
@@ -88,7 +88,7 @@ export type ProviderConfigV1alpha1Providers = {
      */
     name: string;
     /**
-     * Where the operator installs it; <type prefix>-<name>-system when empty (e.g. capi-aws-system). Created when missing.
+     * Where the operator installs it; <name>-<type>-system when empty (e.g. aws-infrastructure-system, kubeadm-control-plane-system). Created when missing.
      */
     namespace?: string;
     /**
@@ -130,7 +130,7 @@ export type ProviderConfigV1alpha1Providers = {
      */
     name: string;
     /**
-     * Where the operator installs it; <type prefix>-<name>-system when empty (e.g. capi-aws-system). Created when missing.
+     * Where the operator installs it; <name>-<type>-system when empty (e.g. aws-infrastructure-system, kubeadm-control-plane-system). Created when missing.
      */
     namespace?: string;
     /**
@@ -193,6 +193,12 @@ export type ProviderConfigV1alpha1Template = {
       name: string;
       value: unknown;
     }[];
+    /**
+     * The Cluster's spec.clusterNetwork (pods, services, serviceDomain), when the class does not set it.
+     */
+    clusterNetwork?: {
+      [k: string]: unknown;
+    };
     controlPlane?: {
       replicas?: number;
     };

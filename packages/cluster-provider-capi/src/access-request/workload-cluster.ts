@@ -56,7 +56,7 @@ export class CapiKubeconfigClusters implements WorkloadClusters {
 export function kubeconfigEndpoint(text: string): { server: string; caCrt?: string } {
   let doc: KubeconfigDocument;
   try {
-    doc = parse(text) as KubeconfigDocument;
+    doc = (parse(text) as KubeconfigDocument | null) ?? {};
   } catch {
     throw new Error("the Cluster API kubeconfig Secret is not YAML");
   }

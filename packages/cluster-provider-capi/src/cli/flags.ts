@@ -64,7 +64,7 @@ const COMMON = ["environment", "provider-name", "verbosity", "kubeconfig"];
 const INIT = new Set([...COMMON, "config", "timeout"]);
 const RUN = new Set([...COMMON, "max-concurrent-reconciles", "access-namespace", "leader-elect-resource-namespace", "metrics-secure"]);
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function parseProviderFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): ProviderFlags {
   const [command, ...rest] = argv;
@@ -72,7 +72,8 @@ export function parseProviderFlags(argv: readonly string[], env: Readonly<Record
   if (command !== "init" && command !== "run") throw new FlagError(`unknown command ${JSON.stringify(command)}; the first argument is init or run`);
   const runtime = command === "run" ? parseRuntimeFlags(rest) : undefined;
   const line = parseCommandLine(runtime?.rest ?? rest, command === "init" ? INIT : RUN);
-  const common = commonFlags(line.value.bind(line), line.help);
+  if (line.help) return { command: "help", help: true };
+  const common = commonFlags(line.value.bind(line));
   if (command === "init") {
     const config = line.value("config");
     return { ...common, command, ...(config === undefined ? {} : { config }), timeoutMs: parseDuration("--timeout", line.value("timeout") ?? "10m") };
@@ -91,21 +92,19 @@ export function parseProviderFlags(argv: readonly string[], env: Readonly<Record
     leaderElect: runtime?.leaderElect ?? false,
     maxConcurrentReconciles: positiveInteger("--max-concurrent-reconciles", line.value("max-concurrent-reconciles") ?? "4"),
     accessNamespace,
-    leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? env.POD_NAMESPACE ?? "kube-system",
+    leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? (env.POD_NAMESPACE || "kube-system"),
   };
 }
 
-function commonFlags(value: (name: string) => string | undefined, help: boolean): CommonFlags {
+function commonFlags(value: (name: string) => string | undefined): CommonFlags {
   const environment = value("environment") ?? "";
   const providerName = value("provider-name") ?? "";
-  if (!help) {
-    if (!DNS_LABEL.test(environment)) throw new FlagError(`--environment is required and must be a DNS label, got ${JSON.stringify(environment)}`);
-    if (!DNS_LABEL.test(providerName)) throw new FlagError(`--provider-name is required and must be a DNS label, got ${JSON.stringify(providerName)}`);
-  }
+  if (!DNS_LABEL.test(environment)) throw new FlagError(`--environment is required and must be a DNS label, got ${JSON.stringify(environment)}`);
+  if (!DNS_LABEL.test(providerName)) throw new FlagError(`--provider-name is required and must be a DNS label, got ${JSON.stringify(providerName)}`);
   const verbosity = (value("verbosity") ?? "INFO").toUpperCase();
   if (verbosity !== "DEBUG" && verbosity !== "INFO" && verbosity !== "ERROR") throw new FlagError(`--verbosity must be DEBUG, INFO or ERROR, got ${JSON.stringify(verbosity)}`);
   const kubeconfig = value("kubeconfig");
-  return { environment, providerName, verbosity, ...(kubeconfig === undefined ? {} : { kubeconfig }), help };
+  return { environment, providerName, verbosity, ...(kubeconfig === undefined ? {} : { kubeconfig }), help: false };
 }
 
 /** The pino level of an openMCP verbosity. */

@@ -49,7 +49,8 @@ export function declaredProviders(config: Pick<ConfigDeclarations, "spec">): Dec
     (config.spec.providers?.[field] ?? []).map((declaration) => ({
       kind,
       name: declaration.name,
-      namespace: declaration.namespace ?? defaultProviderNamespace(kind, declaration.name),
+      // The CRD allows an empty namespace; it means the default, as an absent one does.
+      namespace: declaration.namespace || defaultProviderNamespace(kind, declaration.name),
       declaration,
     })),
   );
@@ -67,24 +68,20 @@ export interface ProviderConflict {
 
 /**
  * The providers of `config` that another live config declares differently
- * (other settings or another namespace) and that the other config wins.
+ * (other settings or another namespace) and wins: of all configs declaring
+ * a provider, the one sorting first by name owns its operator object.
  */
-export function providerConflicts(
-  config: ConfigDeclarations,
-  others: readonly ConfigDeclarations[],
-): ProviderConflict[] {
+export function providerConflicts(config: ConfigDeclarations, others: readonly ConfigDeclarations[]): ProviderConflict[] {
   const name = config.metadata.name ?? "";
+  const earlier = others.filter((other) => (other.metadata.name ?? "") < name).sort((a, b) => ((a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1));
   const conflicts: ProviderConflict[] = [];
   for (const provider of declaredProviders(config)) {
-    const winner = others
-      .filter((other) => (other.metadata.name ?? "") < name)
-      .sort((a, b) => ((a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1))
-      .find((other) =>
-        declaredProviders(other).some(
-          (theirs) => providerKey(theirs) === providerKey(provider) && canonical(theirs) !== canonical(provider),
-        ),
-      );
-    if (winner !== undefined) conflicts.push({ provider, winner: winner.metadata.name ?? "" });
+    for (const other of earlier) {
+      const theirs = declaredProviders(other).find((candidate) => providerKey(candidate) === providerKey(provider));
+      if (theirs === undefined) continue;
+      if (canonical(theirs) !== canonical(provider)) conflicts.push({ provider, winner: other.metadata.name ?? "" });
+      break;
+    }
   }
   return conflicts;
 }

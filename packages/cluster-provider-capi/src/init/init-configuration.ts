@@ -69,10 +69,8 @@ export function parseInitConfiguration(text: string): InitConfiguration {
     throw new InitConfigurationError(`not YAML: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (doc === null || doc === undefined) return DEFAULT_INIT_CONFIGURATION;
-  const root = record(doc, "the configuration");
-  const unknown = Object.keys(root).filter((key) => !["operator", "certManager", "coreProvider"].includes(key));
-  if (unknown.length > 0) throw new InitConfigurationError(`unknown field ${unknown[0] ?? ""}; expected operator, certManager, coreProvider`);
-  const core = root.coreProvider === undefined ? {} : record(root.coreProvider, "coreProvider");
+  const root = record(doc, "the configuration", ["operator", "certManager", "coreProvider"]);
+  const core = root.coreProvider === undefined ? {} : record(root.coreProvider, "coreProvider", ["namespace", "version", "fetchConfig", "configSecret", "manager"]);
   const defaults = DEFAULT_INIT_CONFIGURATION.coreProvider;
   const coreProvider: CoreProviderSettings = {
     namespace: optionalString(core.namespace, "coreProvider.namespace") ?? defaults.namespace,
@@ -81,7 +79,7 @@ export function parseInitConfiguration(text: string): InitConfiguration {
     ...(core.configSecret === undefined ? {} : { configSecret: secretRef(core.configSecret) }),
     ...(core.manager === undefined ? (defaults.manager === undefined ? {} : { manager: defaults.manager }) : { manager: record(core.manager, "coreProvider.manager") }),
   };
-  if (!/^v\d+\.\d+\.\d+/.test(coreProvider.version)) throw new InitConfigurationError(`coreProvider.version: ${JSON.stringify(coreProvider.version)} is not a release such as ${CORE_PROVIDER_VERSION}`);
+  if (!/^v\d+\.\d+\.\d+([-+].*)?$/.test(coreProvider.version)) throw new InitConfigurationError(`coreProvider.version: ${JSON.stringify(coreProvider.version)} is not a release such as ${CORE_PROVIDER_VERSION}`);
   return {
     operator: root.operator === undefined ? DEFAULT_INIT_CONFIGURATION.operator : manifestSource(root.operator, "operator"),
     ...(root.certManager === undefined ? {} : { certManager: manifestSource(root.certManager, "certManager") }),
@@ -90,7 +88,7 @@ export function parseInitConfiguration(text: string): InitConfiguration {
 }
 
 function manifestSource(value: unknown, field: string): ManifestSource {
-  const source = record(value, field);
+  const source = record(value, field, ["url", "file", "configMap", "sha256"]);
   const kinds = ["url", "file", "configMap"].filter((key) => source[key] !== undefined);
   if (kinds.length !== 1) throw new InitConfigurationError(`${field}: set exactly one of url, file and configMap`);
   const sha256 = optionalString(source.sha256, `${field}.sha256`);
@@ -102,7 +100,7 @@ function manifestSource(value: unknown, field: string): ManifestSource {
     return { url, ...pin };
   }
   if (source.file !== undefined) return { file: optionalString(source.file, `${field}.file`) ?? "", ...pin };
-  const configMap = record(source.configMap, `${field}.configMap`);
+  const configMap = record(source.configMap, `${field}.configMap`, ["namespace", "name", "key"]);
   const namespace = optionalString(configMap.namespace, `${field}.configMap.namespace`);
   const name = optionalString(configMap.name, `${field}.configMap.name`);
   if (namespace === undefined || name === undefined) throw new InitConfigurationError(`${field}.configMap needs namespace and name`);
@@ -111,15 +109,18 @@ function manifestSource(value: unknown, field: string): ManifestSource {
 }
 
 function secretRef(value: unknown): { name: string; namespace?: string } {
-  const ref = record(value, "coreProvider.configSecret");
+  const ref = record(value, "coreProvider.configSecret", ["name", "namespace"]);
   const name = optionalString(ref.name, "coreProvider.configSecret.name");
   if (name === undefined) throw new InitConfigurationError("coreProvider.configSecret.name is required");
   const namespace = optionalString(ref.namespace, "coreProvider.configSecret.namespace");
   return { name, ...(namespace === undefined ? {} : { namespace }) };
 }
 
-function record(value: unknown, field: string): Record<string, unknown> {
+/** `value` as a mapping; with `known`, a field outside it is refused (a misspelt `sha256` must not drop the check silently). */
+function record(value: unknown, field: string, known?: readonly string[]): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InitConfigurationError(`${field} must be a mapping`);
+  const unknown = known === undefined ? [] : Object.keys(value).filter((key) => !known.includes(key));
+  if (unknown.length > 0) throw new InitConfigurationError(`${field}: unknown field ${unknown[0] ?? ""}; expected ${(known ?? []).join(", ")}`);
   return value as Record<string, unknown>;
 }
 

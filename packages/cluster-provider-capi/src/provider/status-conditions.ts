@@ -23,7 +23,10 @@ export function controllerConditions(
   // A carried condition keeps the generation it was set for.
   return conditions.map((condition) => {
     const before = carried.some((c) => c.type === condition.type) ? previous?.find((c) => c.type === condition.type) : undefined;
-    return before === undefined ? condition : { ...condition, ...(before.observedGeneration === undefined ? {} : { observedGeneration: before.observedGeneration }) };
+    if (before === undefined) return condition;
+    const carriedCondition = { ...condition };
+    delete carriedCondition.observedGeneration;
+    return before.observedGeneration === undefined ? carriedCondition : { ...carriedCondition, observedGeneration: before.observedGeneration };
   });
 }
 
