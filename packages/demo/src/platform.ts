@@ -159,7 +159,7 @@ export class Platform {
   /** A tenant workspace of our type: kcp binds the export and accepts its claims; waits until our API is served there. */
   async createTenant(name: string): Promise<Workspace> {
     // Right after the WorkspaceType is made, kcp's admission may not know it yet and answers 403.
-    const tenant = await eventually(
+    const tenant = await eventually<Workspace>(
       async () => {
         try {
           return [true, await createWorkspace(this.kcp, name, { type: { name: TENANT_WORKSPACE_TYPE, path: this.provider.path } })];
