@@ -9,9 +9,11 @@
  *   ClusterProvider Job and Deployment run it;
  * - a second kube-apiserver to stand in as a workload cluster where a test
  *   needs real ServiceAccount tokens.
- * Stand-ins, because no kubelet or Deployment controller runs here: the
+ * Stand-ins, because no kubelet or kube-controller-manager runs here: the
  * Deployments the operator installs are marked Available while the stack's
- * process playing them is healthy (DeploymentStandIn); and openMCP's own
+ * process playing them is healthy (DeploymentStandIn); the workload cluster's
+ * aggregated ClusterRoles (`view`, …) get their rules once at start
+ * (aggregateClusterRoles); and openMCP's own
  * operator (its scheduler and generic AccessRequest controller, whose module
  * is not served here) is played by `requestAccess`.
  *
@@ -24,6 +26,7 @@ import { join } from "node:path";
 import { ACCESS_REQUEST, collectionPath, OPENMCP_CLUSTER, objectPath, PROVIDER_CONFIG } from "@edgeconnect/capi-provider-api";
 import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import {
+  aggregateClusterRoles,
   applyManifests,
   ClusterApiStack,
   CLUSTER_API_PROVIDERS,
@@ -102,6 +105,12 @@ export class OpenMcpPlatform {
       KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, dir: join(options.dir, dir), ...(options.reaper ? { reaper: options.reaper } : {}) });
     log("starting the platform cluster and a workload cluster (kube-apiserver + etcd each)");
     const [platform, workload] = await Promise.all([server("platform"), server("workload")]);
+    const workloadAdmin = workload.adminClient();
+    try {
+      await aggregateClusterRoles(workloadAdmin);
+    } finally {
+      workloadAdmin.close();
+    }
     const client = platform.adminClient();
     await installOpenMcpCrds(client);
     log("starting Cluster API (core, kubeadm bootstrap and control plane, in-memory provider) and the Cluster API Operator");
@@ -161,7 +170,7 @@ export class OpenMcpPlatform {
   /** The ClusterClass the in-memory example names, from upstream's template in the pinned test module. */
   async installInMemoryClusterClass(): Promise<void> {
     const source = (await moduleSource("capi-dev")).dir;
-    const text = readFileSync(join(source, "templates", "clusterclass-in-memory.yaml"), "utf8");
+    const text = readFileSync(join(source, "infrastructure", "docker", "templates", "clusterclass-in-memory.yaml"), "utf8");
     const objects = parseManifests(text).map((obj) => ({ ...obj, metadata: { ...obj.metadata, namespace: TEMPLATES_NAMESPACE } }));
     await applyManifests(this.client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: TEMPLATES_NAMESPACE } }, ...objects]);
   }

@@ -41,6 +41,7 @@ import type { StandInDeployment } from "./deployment-stand-in.js";
 import { FatalError } from "./errors.js";
 import { eventually, holds, type Check } from "./eventually.js";
 import type { KubeApiServer } from "./kube-apiserver.js";
+import { acquirePortLock, type PortLock } from "./port-lock.js";
 import { freePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { ServerProcess } from "./server-process.js";
@@ -102,6 +103,8 @@ export interface ClusterApiStackOptions {
   readonly resolve?: ResolveOptions;
   /** Per manager, default 120 s. */
   readonly startTimeoutMs?: number;
+  /** How long to wait for another stack with the dev provider to stop; default 30 minutes. */
+  readonly lockTimeoutMs?: number;
 }
 
 interface RunningManager {
@@ -119,6 +122,7 @@ export class ClusterApiStack {
     private readonly managers: RunningManager[],
     /** Paths of the webhook configurations registered, to remove on stop. */
     private readonly webhookPaths: string[],
+    private readonly lock: PortLock | undefined,
   ) {}
 
   static async start(options: ClusterApiStackOptions): Promise<ClusterApiStack> {
@@ -126,8 +130,10 @@ export class ClusterApiStack {
     const providers = START_ORDER.filter((provider) => wanted.has(provider));
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-capi-"));
     options.reaper?.removeOnExit(dir);
+    // The dev provider's ports are fixed: one stack with it per machine at a time.
+    const lock = providers.includes("dev") ? await acquirePortLock("capi-dev-provider", options.lockTimeoutMs ?? 1_800_000, options.resolve?.log) : undefined;
     const client = options.kubeApiServer.adminClient();
-    const stack = new ClusterApiStack(options, dir, client, [], []);
+    const stack = new ClusterApiStack(options, dir, client, [], [], lock);
     try {
       // Builds first and one at a time: each Go build already uses every core.
       const binaries = new Map<ClusterApiManager, string>();
@@ -197,6 +203,7 @@ export class ClusterApiStack {
   /** Stops the managers and removes the webhook registrations (CRDs stay: the cluster is the caller's). */
   async stop(): Promise<void> {
     await Promise.all(this.managers.map((manager) => manager.process.stop()));
+    this.lock?.release();
     for (const path of this.webhookPaths) {
       try {
         await this.client.delete(path);

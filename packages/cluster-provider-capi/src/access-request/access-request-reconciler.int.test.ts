@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ACCESS_REQUEST, collectionPath, objectPath, OPENMCP_CLUSTER, type AccessRequestV1alpha1Spec } from "@edgeconnect/capi-provider-api";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, E2E_LOG_DIR_ENV_VAR, eventually, holds, KubeApiServer, resolveBinary } from "@edgeconnect/testenv";
+import { aggregateClusterRoles, connectFromEnv, E2E_LOG_DIR_ENV_VAR, eventually, holds, KubeApiServer, resolveBinary } from "@edgeconnect/testenv";
 import { readFileSync } from "node:fs";
 import { connect as connectTcp, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -44,6 +44,7 @@ const RESPONSIBLE = { [PROVIDER_LABEL]: PROVIDER_NAME, [PROFILE_LABEL]: PROFILE 
 const MERGE = "application/merge-patch+json";
 const RBAC = "/apis/rbac.authorization.k8s.io/v1";
 const DAY_SECONDS = 24 * 3600;
+const LOG_NAME = "cluster-provider-capi-access-requests";
 
 interface Secret extends KubeObject {
   type?: string;
@@ -184,10 +185,8 @@ describeInfra("access-request controller on a real platform and workload cluster
     adminKubeconfig = readFileSync(workload.kubeconfigPath, "utf8");
     workloadCa = Buffer.from((parse(adminKubeconfig) as KubeconfigDocument).clusters[0]?.cluster["certificate-authority-data"] ?? "", "base64").toString("utf8");
 
-    // kube-apiserver bootstraps `view` with an aggregationRule only; kube-controller-manager's
-    // aggregation controller, absent here, would copy in the rules of system:aggregate-to-view.
-    const aggregated = await admin.get<{ rules: unknown[] }>(`${RBAC}/clusterroles/system:aggregate-to-view`);
-    await admin.request("PATCH", `${RBAC}/clusterroles/view`, { body: { rules: aggregated.rules }, contentType: MERGE });
+    // kube-apiserver bootstraps `view` with an aggregationRule only; kube-controller-manager, absent here, fills its rules.
+    await aggregateClusterRoles(admin);
     await admin.create("/api/v1/namespaces/default/pods", {
       apiVersion: "v1",
       kind: "Pod",
@@ -197,7 +196,8 @@ describeInfra("access-request controller on a real platform and workload cluster
 
     await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } });
     await createCluster("healthy", "Ready", adminKubeconfig);
-    provider = runProvider(platform);
+    // A log of its own: the leak check below reads what this suite's provider wrote, not other suites'.
+    provider = runProvider(platform, { logName: LOG_NAME });
   }, 300_000);
 
   afterAll(async () => {
@@ -561,11 +561,12 @@ describeInfra("access-request controller on a real platform and workload cluster
 
     const logDir = process.env[E2E_LOG_DIR_ENV_VAR] ?? "";
     expect(logDir).not.toBe("");
-    const logFile = join(logDir, "cluster-provider-capi.log");
+    const logFile = join(logDir, `${LOG_NAME}.log`);
     const log = await eventually(
       () => {
         const text = readFileSync(logFile, "utf8");
-        return holds(text.includes('"name":"quiet"'), "no log line of quiet's reconcile yet", text);
+        // The e2e global setup empties the directory: another run started meanwhile would have unlinked this one's file.
+        return holds(text.includes('"name":"quiet"'), `no log line of quiet's reconcile in ${logFile} yet`, text);
       },
       { description: "provider log written" },
     );

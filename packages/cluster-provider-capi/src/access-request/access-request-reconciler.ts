@@ -25,6 +25,7 @@ import {
   findCondition,
   hasFinalizer,
   joinKey,
+  scrubText,
   type Condition,
   type ConditionUpdate,
   type DeepReadonly,
@@ -97,7 +98,17 @@ export class AccessRequestReconciler implements Reconciler {
     const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
     const result = await finalize(client, path, ar as AccessRequest, FINALIZERS.accessRequest, {
       apply: async (live) => {
-        const outcome = await this.grant(client, live, signal);
+        let outcome: Outcome;
+        try {
+          outcome = await this.grant(client, live, signal);
+        } catch (err) {
+          // Retried with backoff; meanwhile the request says why it waits, in words without credentials.
+          if (!signal.aborted) {
+            const message = `could not reach the workload cluster or write the access: ${scrubText(err instanceof Error ? err.message : String(err))}`;
+            await this.writeStatus(client, live, { phase: "Pending", conditions: [{ type: "AccessGranted", status: "False", reason: "WorkloadClusterUnreachable", message }] }).catch(() => undefined);
+          }
+          throw err;
+        }
         await this.writeStatus(client, live, outcome);
         if (outcome.phase === "Granted") return { requeueAfterMs: Math.max(1_000, outcome.renewAt.getTime() - this.now().getTime()) };
         return outcome.phase === "Pending" && outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;

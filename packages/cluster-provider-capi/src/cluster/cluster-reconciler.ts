@@ -181,7 +181,8 @@ export class ClusterReconciler implements Reconciler {
     const foreign = (cluster.metadata.finalizers ?? []).filter((f) => f !== FINALIZERS.cluster);
     if (foreign.length > 0) {
       await this.writeStatus(client, cluster, [{ type: "ClusterReady", status: "False", reason: "WaitingForFinalizers", message: `waiting for finalizers ${foreign.join(", ")} to be removed` }], undefined);
-      return undefined;
+      // Without a requeue, finalize would remove our finalizer now and the Cluster API Cluster would never be deleted.
+      return { requeueAfterMs: DELETION_RECHECK_MS };
     }
     const name = cluster.metadata.name ?? "";
     const namespace = cluster.metadata.namespace ?? "";
@@ -192,15 +193,20 @@ export class ClusterReconciler implements Reconciler {
       await this.writeStatus(client, cluster, [{ type: "ClusterReady", status: "False", reason: "Deleting", message: `waiting for Cluster API to delete Cluster ${name}` }], undefined);
       return { requeueAfterMs: DELETION_RECHECK_MS };
     }
-    // What the template made and Cluster API did not delete with the Cluster (it deletes what the Cluster refers to).
+    // What the template made and Cluster API did not delete with the Cluster (it deletes what the Cluster refers to);
+    // only objects carrying this Cluster's labels: one of the name made by someone else is not ours to delete.
     const plan = this.plan(cluster);
     if ("objects" in plan) {
       for (const resource of [...plan.objects.resources].reverse()) {
+        let resourcePath: string;
         try {
-          await deleteIfPresent(client, await this.discovery.objectPath(resource.apiVersion, resource.kind, namespace, resource.metadata.name, signal));
+          resourcePath = await this.discovery.objectPath(resource.apiVersion, resource.kind, namespace, resource.metadata.name, signal);
         } catch (err) {
-          if (!(err instanceof UnknownKindError)) throw err;
+          if (err instanceof UnknownKindError) continue;
+          throw err;
         }
+        const existing = await getIfPresent<KubeObject>(client, resourcePath);
+        if (existing !== undefined && this.madeFor(existing, cluster)) await deleteIfPresent(client, resourcePath);
       }
     }
     return undefined;
@@ -253,8 +259,8 @@ export class ClusterReconciler implements Reconciler {
     return labels[MANAGED_BY_LABEL] !== MANAGED_BY[MANAGED_BY_LABEL] || labels[OPENMCP_CLUSTER_NAME_LABEL] !== objects.cluster.metadata.labels[OPENMCP_CLUSTER_NAME_LABEL];
   }
 
-  private madeFor(capi: DeepReadonly<CapiCluster>, cluster: DeepReadonly<OpenMcpCluster>): boolean {
-    const labels = capi.metadata.labels ?? {};
+  private madeFor(obj: DeepReadonly<Pick<KubeObject, "metadata">>, cluster: DeepReadonly<OpenMcpCluster>): boolean {
+    const labels = obj.metadata?.labels ?? {};
     return labels[OPENMCP_CLUSTER_NAME_LABEL] === cluster.metadata.name && labels[OPENMCP_CLUSTER_NAMESPACE_LABEL] === cluster.metadata.namespace;
   }
 
