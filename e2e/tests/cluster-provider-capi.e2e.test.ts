@@ -32,8 +32,8 @@ import {
   type ClusterProfileV1alpha1,
 } from "@edgeconnect/capi-provider-api";
 import { OpenMcpPlatform, type Conditioned } from "@edgeconnect/demo";
-import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, holds, Reaper } from "@edgeconnect/testenv";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { connectFromEnv, eventually, holds, httpStatus, Reaper, waitUntilGone } from "@edgeconnect/testenv";
 
 const { state } = connectFromEnv();
 const ownCluster = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra);
@@ -42,20 +42,6 @@ if (!ownCluster) console.warn("cluster-provider-capi e2e skipped: it starts kube
 
 const NAMESPACE = "team-a";
 const CLUSTER = "dev-1";
-
-async function status(client: RestClient, path: string): Promise<number> {
-  try {
-    await client.get(path);
-    return 200;
-  } catch (err) {
-    if (err instanceof HttpStatusError) return err.status;
-    throw err;
-  }
-}
-
-async function gone(client: RestClient, path: string, timeoutMs: number): Promise<void> {
-  await eventually(async () => holds((await status(client, path)) === 404, `${path} still exists`), { timeoutMs, intervalMs: 500, description: `${path} gone` });
-}
 
 describeInfra("cluster-provider-capi on real Cluster API", () => {
   const dir = mkdtempSync(join(tmpdir(), "cluster-provider-capi-e2e-"));
@@ -84,7 +70,7 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
     expect({ code: first.code, log: first.code === 0 ? "" : first.log }).toEqual({ code: 0, log: "" });
     const core = await client.get<Conditioned>(objectPath(CORE_PROVIDER, "capi-system", "cluster-api"));
     expect(core.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
-    expect(await status(client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/providerconfigs.capi.clusters.edgeconnect.eu")).toBe(200);
+    expect(await httpStatus(client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/providerconfigs.capi.clusters.edgeconnect.eu")).toBe(200);
     const second = await platform.init(initConfig);
     expect(second.code).toBe(0);
     const again = await client.get<Conditioned>(objectPath(CORE_PROVIDER, "capi-system", "cluster-api"));
@@ -138,9 +124,9 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
     const granted = OpenMcpPlatform.clientFor(Buffer.from(secret.data?.kubeconfig ?? "", "base64").toString("utf8"));
     try {
       await granted.create("/api/v1/namespaces/apps/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "hello" }, data: { greeting: "hi" } });
-      expect(await status(granted, "/api/v1/namespaces/apps/configmaps/hello")).toBe(200);
-      expect(await status(granted, "/api/v1/namespaces/kube-system/pods")).toBe(200);
-      expect(await status(granted, "/api/v1/namespaces/kube-system/secrets")).toBe(403);
+      expect(await httpStatus(granted, "/api/v1/namespaces/apps/configmaps/hello")).toBe(200);
+      expect(await httpStatus(granted, "/api/v1/namespaces/kube-system/pods")).toBe(200);
+      expect(await httpStatus(granted, "/api/v1/namespaces/kube-system/secrets")).toBe(403);
       await expect(granted.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "not-allowed" } })).rejects.toMatchObject({ status: 403 });
       await expect(granted.create("/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "nope" } })).rejects.toMatchObject({ status: 403 });
     } finally {
@@ -159,9 +145,9 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
       { timeoutMs: 60_000, description: "ClusterConfigured=False" },
     );
     expect(typo).toMatchObject({ reason: "ProfileNotFound" });
-    expect(await status(client, objectPath(CAPI_CLUSTER, NAMESPACE, "typo"))).toBe(404);
+    expect(await httpStatus(client, objectPath(CAPI_CLUSTER, NAMESPACE, "typo"))).toBe(404);
     await client.delete(objectPath(OPENMCP_CLUSTER, NAMESPACE, "typo"));
-    await gone(client, objectPath(OPENMCP_CLUSTER, NAMESPACE, "typo"), 60_000);
+    await waitUntilGone(client, objectPath(OPENMCP_CLUSTER, NAMESPACE, "typo"), { timeoutMs: 60_000 });
   }, 120_000);
 
   it("deleting the AccessRequest, the Cluster and the ProviderConfig cleans up everything", async () => {
@@ -170,19 +156,19 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
       const accounts = await workload.list<KubeObject>("/api/v1/namespaces/openmcp-access/serviceaccounts");
       expect(accounts.items.length).toBe(1);
       await client.delete(objectPath(ACCESS_REQUEST, NAMESPACE, "developer"));
-      await gone(client, objectPath(ACCESS_REQUEST, NAMESPACE, "developer"), 60_000);
-      expect(await status(client, `/api/v1/namespaces/${NAMESPACE}/secrets/developer.kubeconfig`)).toBe(404);
+      await waitUntilGone(client, objectPath(ACCESS_REQUEST, NAMESPACE, "developer"), { timeoutMs: 60_000 });
+      expect(await httpStatus(client, `/api/v1/namespaces/${NAMESPACE}/secrets/developer.kubeconfig`)).toBe(404);
       expect((await workload.list<KubeObject>("/api/v1/namespaces/openmcp-access/serviceaccounts")).items).toEqual([]);
     } finally {
       workload.close();
     }
     await client.delete(clusterPath);
-    await gone(client, objectPath(CAPI_CLUSTER, NAMESPACE, CLUSTER), 300_000);
-    await gone(client, clusterPath, 60_000);
+    await waitUntilGone(client, objectPath(CAPI_CLUSTER, NAMESPACE, CLUSTER), { timeoutMs: 300_000 });
+    await waitUntilGone(client, clusterPath, { timeoutMs: 60_000 });
     expect((await client.list<KubeObject>(`/apis/cluster.x-k8s.io/v1beta2/namespaces/${NAMESPACE}/machines`)).items).toEqual([]);
     await client.delete(platform.providerConfigPath("in-memory"));
-    await gone(client, platform.providerConfigPath("in-memory"), 120_000);
-    expect(await status(client, objectPath(CLUSTER_PROFILE, undefined, platform.inMemoryProfile))).toBe(404);
-    await gone(client, objectPath(INFRASTRUCTURE_PROVIDER, "capd-system", "docker"), 120_000);
+    await waitUntilGone(client, platform.providerConfigPath("in-memory"), { timeoutMs: 120_000 });
+    expect(await httpStatus(client, objectPath(CLUSTER_PROFILE, undefined, platform.inMemoryProfile))).toBe(404);
+    await waitUntilGone(client, objectPath(INFRASTRUCTURE_PROVIDER, "capd-system", "docker"), { timeoutMs: 120_000 });
   }, 600_000);
 });

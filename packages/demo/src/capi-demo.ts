@@ -14,8 +14,8 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { objectPath, OPENMCP_CLUSTER } from "@edgeconnect/capi-provider-api";
-import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { eventually, REPO_ROOT } from "@edgeconnect/testenv";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { eventually, httpStatus, REPO_ROOT } from "@edgeconnect/testenv";
 import { OpenMcpPlatform, type Conditioned } from "./openmcp-platform.js";
 
 const NAMESPACE = "team-a";
@@ -70,9 +70,9 @@ async function main(): Promise<void> {
     writeFileSync(kubeconfig, Buffer.from(secret.data?.kubeconfig ?? "", "base64"), { mode: 0o600 });
     const granted = OpenMcpPlatform.clientFor(Buffer.from(secret.data?.kubeconfig ?? "", "base64").toString("utf8"));
     try {
-      log(`  list configmaps in apps: HTTP ${await answer(granted, "/api/v1/namespaces/apps/configmaps")}`);
-      log(`  list pods in kube-system (view): HTTP ${await answer(granted, "/api/v1/namespaces/kube-system/pods")}`);
-      log(`  list secrets in kube-system: HTTP ${await answer(granted, "/api/v1/namespaces/kube-system/secrets")}`);
+      log(`  list configmaps in apps: HTTP ${await httpStatus(granted, "/api/v1/namespaces/apps/configmaps")}`);
+      log(`  list pods in kube-system (view): HTTP ${await httpStatus(granted, "/api/v1/namespaces/kube-system/pods")}`);
+      log(`  list secrets in kube-system: HTTP ${await httpStatus(granted, "/api/v1/namespaces/kube-system/secrets")}`);
     } finally {
       granted.close();
     }
@@ -113,16 +113,6 @@ async function follow(client: RestClient, path: string, phase: string, log: (mes
     },
     { timeoutMs: 600_000, intervalMs: 500, description: `${path} ${phase}` },
   );
-}
-
-async function answer(client: RestClient, path: string): Promise<number> {
-  try {
-    await client.get(path);
-    return 200;
-  } catch (err) {
-    if (err instanceof HttpStatusError) return err.status;
-    throw err;
-  }
 }
 
 function seconds(since: number): string {

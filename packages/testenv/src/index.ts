@@ -46,6 +46,7 @@ export {
   type InfraMode,
 } from "./environment.js";
 export { aggregateClusterRoles } from "./cluster-role-aggregation.js";
+export { httpStatus, waitForObject, waitUntilGone } from "./object-waits.js";
 export { BinaryUnavailableError, FatalError, ServerExitedError, TimeoutError } from "./errors.js";
 export { E2E_LOG_DIR_ENV_VAR, e2eLogStream, keepE2eLog } from "./e2e-logs.js";
 export { eventually, holds, type Check, type EventuallyOptions } from "./eventually.js";

@@ -39,9 +39,10 @@ export type Condition = {
 // KubernetesCluster, from packages/api/crds/platform.edgeconnect.eu_kubernetesclusters.yaml
 
 /**
- * A managed Kubernetes cluster (OTC CCE) ordered by a tenant. The platform creates the
+ * A managed Kubernetes cluster ordered by a tenant. On OTC (CCE) the platform creates the
  * network (unless an existing VPC and subnet are given), the control plane and one node
- * pool, and writes the cluster's kubeconfig into a Secret in this namespace.
+ * pool; on ClusterAPI it makes the cluster from a template set. Either way it writes the
+ * cluster's kubeconfig into a Secret in this namespace.
  *
  * The API server requires `spec`; the type leaves every field optional so that partial objects (status updates, patches) type-check too.
  */
@@ -68,7 +69,8 @@ export type KubernetesCluster = {
 export type KubernetesClusterSpec = {
   machineCapabilitiesRef: KubernetesClusterMachineCapabilitiesRef;
   /**
-   * Number of worker nodes, 1 to 50. Changing it scales the node pool in place.
+   * Number of worker nodes, 1 to 50. Changing it scales the node pool in place. For ClusterAPI,
+   * the replicas of each worker group of a ClusterClass template set.
    */
   nodeCount: number;
   /**
@@ -109,6 +111,7 @@ export type KubernetesClusterSpec = {
 /**
  * The MachineCapabilities in this namespace that describe each node. The platform picks a
  * flavor of its catalogue that has at least these capabilities, unless nodeFlavor pins one.
+ * Ignored for ClusterAPI, whose template set fixes the machines.
  */
 export type KubernetesClusterMachineCapabilitiesRef = {
   /**
@@ -118,22 +121,29 @@ export type KubernetesClusterMachineCapabilitiesRef = {
 };
 
 /**
- * The infrastructure provider that runs the cluster and the credentials to use there.
+ * What runs the cluster: OTC (Open Telekom Cloud CCE, with the credentials of a
+ * ProviderConfig) or ClusterAPI (a template set the platform team offers).
  */
 export type KubernetesClusterProviderRef = {
   /**
-   * The provider. Only OTC (Open Telekom Cloud) exists today. Cannot be changed.
+   * The provider: OTC (Open Telekom Cloud) or ClusterAPI (Cluster API, from a template
+   * set of the platform). Cannot be changed.
    */
-  type: "OTC";
+  type: "OTC" | "ClusterAPI";
   /**
-   * The ProviderConfig in this namespace whose credentials create the cluster.
+   * The ProviderConfig in this namespace whose credentials create the cluster; type OTC only.
    */
-  configRef: {
+  configRef?: {
     /**
      * Name of the ProviderConfig object in this namespace.
      */
     name: string;
   };
+  /**
+   * The Cluster API template set the cluster is made from, one the platform offers
+   * (the status names them when this one is not); type ClusterAPI only. Cannot be changed.
+   */
+  templateSet?: string;
 };
 
 /**
@@ -141,7 +151,8 @@ export type KubernetesClusterProviderRef = {
  */
 export type KubernetesClusterKubernetes = {
   /**
-   * Kubernetes version, e.g. 1.31, v1.31 or v1.31.6-r0; the provider must offer it.
+   * Kubernetes version, e.g. 1.31, v1.31 or v1.31.6-r0; the provider must offer it. For
+   * ClusterAPI, v1.31 picks the newest v1.31.x the template set offers.
    * Upgrades are not supported yet: the platform refuses a changed version and says so
    * in the conditions, leaving the cluster as it is.
    */

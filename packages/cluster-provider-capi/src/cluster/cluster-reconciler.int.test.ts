@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { CAPI_CLUSTER, CLUSTER_PROFILE, collectionPath, objectPath, OPENMCP_CLUSTER, PROVIDER_CONFIG, type ProviderConfigV1alpha1Spec } from "@edgeconnect/capi-provider-api";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { applyCrds, connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
+import { applyCrds, connectFromEnv, eventually, holds, waitForObject, waitUntilGone } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
@@ -171,20 +171,9 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     );
   }
 
-  /** The object at `path` once `check` holds for it. */
-  async function until<T extends KubeObject>(path: string, description: string, check: (obj: T) => boolean): Promise<T> {
-    return eventually(
-      async () => {
-        const obj = await kube.get<T>(path);
-        return holds(check(obj), `now ${JSON.stringify({ metadata: obj.metadata, status: obj.status })}`, obj);
-      },
-      { timeoutMs: 60_000, description },
-    );
-  }
+  const until = <T extends KubeObject>(path: string, description: string, check: (obj: T) => boolean): Promise<T> => waitForObject(kube, path, description, check);
+  const gone = (path: string, description: string): Promise<void> => waitUntilGone(kube, path, { description });
 
-  async function gone(path: string, description: string): Promise<void> {
-    await eventually(async () => holds((await getIfPresent(kube, path)) === undefined, `${path} still exists`), { timeoutMs: 60_000, description });
-  }
 
   const configured = (name: string, reason: string): Promise<OpenMcpCluster> =>
     until<OpenMcpCluster>(clusterPath(name), `Cluster ${name} ClusterConfigured ${reason}`, (c) => conditionOf(c, "ClusterConfigured")?.reason === reason);

@@ -25,7 +25,7 @@ import {
   type ProviderConfigV1alpha1Spec,
 } from "@edgeconnect/capi-provider-api";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, holds, waitForObject, waitUntilGone } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { deleteIfPresent, getIfPresent } from "../kube/not-found.js";
@@ -119,20 +119,9 @@ describeInfra("config controller on a platform cluster of its own", () => {
     await kube.request("PATCH", path, { body, contentType: MERGE_PATCH });
   }
 
-  /** The object at `path` once `check` holds for it. */
-  async function until<T extends KubeObject>(path: string, description: string, check: (obj: T) => boolean): Promise<T> {
-    return eventually(
-      async () => {
-        const obj = await kube.get<T>(path);
-        return holds(check(obj), `now ${JSON.stringify({ metadata: obj.metadata, status: obj.status })}`, obj);
-      },
-      { timeoutMs: 60_000, description },
-    );
-  }
+  const until = <T extends KubeObject>(path: string, description: string, check: (obj: T) => boolean): Promise<T> => waitForObject(kube, path, description, check);
+  const gone = (path: string, description: string): Promise<void> => waitUntilGone(kube, path, { description });
 
-  async function gone(path: string, description: string): Promise<void> {
-    await eventually(async () => holds((await getIfPresent(kube, path)) === undefined, `${path} still exists`), { timeoutMs: 60_000, description });
-  }
 
   async function stripFinalizers(path: string): Promise<void> {
     await kube.request("PATCH", path, { body: { metadata: { finalizers: null } }, contentType: MERGE_PATCH }).catch(() => undefined);

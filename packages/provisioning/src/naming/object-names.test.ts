@@ -19,6 +19,7 @@ function allNames(namespace: string, name: string, cluster?: string): { infrastr
       names.nodePool("c4.15xlarge.2", "random"),
       names.providerConfig(namespace, "otc"),
       names.credentialsSecret(namespace, "otc"),
+      names.clusterApiCluster,
     ],
     otc: [names.otc.cluster, names.otc.vpc, names.otc.subnet, names.otc.eip, names.otc.keypair],
   };
@@ -43,6 +44,8 @@ describe("clusterObjectNames", () => {
     expect(names.cluster).toBe(`${names.base}-cluster`);
     expect(names.nodePool("s3.xlarge.4", "random")).toMatch(new RegExp(`^${names.base}-np-[0-9a-f]{8}$`));
     expect(names.kubeconfigSecret).toBe("my-cluster-kubeconfig");
+    expect(names.clusterApiCluster).toMatch(/^default-my-cluster-[0-9a-f]{8}$/);
+    expect(names.clusterApiCluster).not.toBe(names.base);
     expect(names.providerConfig("default", "otc")).toMatch(new RegExp(`^${names.base}-pc-[0-9a-f]{8}$`));
     expect(names.otc.cluster).toMatch(/^default-my-cluster-[0-9a-f]{8}$/);
     expect(names.otc.nodePool("s3.xlarge.4", "eu-de-01")).toMatch(/^s3-xlarge-4-eu-de-01-[0-9a-f]{8}$/);

@@ -33,6 +33,13 @@ export interface ClusterObjectNames {
   cluster: string;
   /** Includes a hash of (flavor, zone): falling back to another flavor or zone makes a new node pool. */
   nodePool(flavor: string, zone: string): string;
+  /**
+   * The Cluster API Cluster of a ClusterAPI cluster, also `${CLUSTER_NAME}` of
+   * its template: at most 40 characters, so that the names Cluster API derives
+   * from it (`<cluster>-<worker>-xxxxx-xxxxx-xxxxx` for machines) mostly stay
+   * within 63 and need no truncation there.
+   */
+  clusterApiCluster: string;
   /** The Secret with the workload kubeconfig, next to the KubernetesCluster in the tenant's workspace. */
   kubeconfigSecret: string;
   /**
@@ -50,6 +57,7 @@ export interface ClusterObjectNames {
 const MAX_LABEL = 63;
 const MAX_SUBDOMAIN = 253;
 const MAX_OTC_NODE_POOL = 50;
+const MAX_CLUSTER_API_CLUSTER = 40;
 const HASH_CHARS = 8;
 /** Room for the longest suffix, `-np-<hash>`. */
 const MAX_BASE = MAX_LABEL - `-np-`.length - HASH_CHARS;
@@ -79,6 +87,7 @@ export function clusterObjectNames(tenantNamespace: string, name: string, cluste
     keypair: `${base}-keypair`,
     cluster: `${base}-cluster`,
     nodePool: (flavor, zone) => `${base}-np-${flavorZoneHash(flavor, zone)}`,
+    clusterApiCluster: stem(`${tenantNamespace}-${name}`, ["clusterapi", tenantNamespace, name], MAX_CLUSTER_API_CLUSTER),
     kubeconfigSecret: kubeconfigSecretName(name),
     providerConfig,
     credentialsSecret: providerConfig,

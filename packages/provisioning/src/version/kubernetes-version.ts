@@ -27,6 +27,22 @@ export function sameKubernetesVersion(a: string, b: string): boolean {
   return left.every((part, i) => part === undefined || right[i] === undefined || part === right[i]);
 }
 
+/**
+ * Orders versions newest first (major, minor, patch, revision, a missing
+ * part below any given one); versions that are not of the CCE form sort
+ * last, as written.
+ */
+export function newerKubernetesVersionFirst(a: string, b: string): number {
+  const left = versionParts(a);
+  const right = versionParts(b);
+  if (left === undefined || right === undefined) return left !== undefined ? -1 : right !== undefined ? 1 : a.localeCompare(b);
+  for (let i = 0; i < left.length; i++) {
+    const diff = (right[i] ?? -1) - (left[i] ?? -1);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
 function versionParts(version: string): [number, number, number | undefined, number | undefined] | undefined {
   const match = VERSION.exec(version.trim());
   if (match === null) return undefined;
