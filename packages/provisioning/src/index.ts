@@ -2,7 +2,9 @@
  * @edgeconnect/provisioning: the provider-controller's domain logic, pure
  * functions over plain objects (no API clients): tenancy and naming on the
  * infrastructure cluster, OTC credentials, flavor matching, rendering of the
- * Crossplane OTC managed resources and reading their state back, and the
+ * Crossplane OTC managed resources and reading their state back, rendering
+ * Cluster API objects from a template (shared with the Cluster API cluster
+ * provider) and from a ClusterAPI KubernetesCluster's template set, and the
  * KubernetesCluster status built from it.
  *
  * @module
@@ -28,7 +30,7 @@ export {
 } from "./tenancy/tenant-namespace.js";
 export { clusterObjectNames, isDnsLabel, isDnsSubdomain, type ClusterObjectNames, type OtcObjectNames } from "./naming/object-names.js";
 export { formatBytes, parseQuantity, QuantityError, toGiB } from "./quantity/quantity.js";
-export { normalizeKubernetesVersion, sameKubernetesVersion } from "./version/kubernetes-version.js";
+export { newerKubernetesVersionFirst, normalizeKubernetesVersion, sameKubernetesVersion } from "./version/kubernetes-version.js";
 export {
   credentialFingerprint,
   crossplaneCredentials,
@@ -107,19 +109,22 @@ export {
 } from "./crossplane/observed-values.js";
 export { isSoldOut, managedResourceState, type ManagedResourceState, type ManagedResourceStateName } from "./crossplane/readiness.js";
 export {
+  CLUSTER_API_STEPS,
   CONDITION,
+  OTC_STEPS,
   REASON,
   STEP_CONDITIONS,
   summarize,
   TERMINAL_REASONS,
   type ClusterPhase,
   type ClusterStatusSummary,
+  type ClusterSteps,
   type ConditionInput,
   type ConditionStatus,
   type StepType,
 } from "./status/cluster-status.js";
 export { refusedChanges, type DesiredInfrastructure, type ObservedInfrastructure } from "./changes/in-place-changes.js";
-export { CLUSTER_PREFERENCE, kubeconfigFromClusterCert, type KubeconfigResult } from "./kubeconfig/kubeconfig.js";
+export { CLUSTER_PREFERENCE, kubeconfigForTenant, kubeconfigFromClusterCert, type KubeconfigResult } from "./kubeconfig/kubeconfig.js";
 export { openSshPublicKey, type RsaPublicJwk } from "./ssh/ssh-public-key.js";
 export { ClusterTemplateError } from "./cluster-api/cluster-template-error.js";
 export {
@@ -148,4 +153,6 @@ export {
   type ObservedClusterApiCluster,
 } from "./cluster-api/cluster-readiness.js";
 export { normalizeClusterApiVersion, supportsVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";
+export { templateSetVersion, type TemplateSetVersion, type TemplateSetVersionRequest } from "./template-set/template-set-version.js";
+export { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet, withWorkerReplicas, type TemplateSetObjects, type TemplateSetObjectsInput } from "./template-set/template-set-objects.js";
 export { shortHash } from "./hashing/short-hash.js";

@@ -19,6 +19,7 @@ describe("parseProviderControllerFlags", () => {
       kubeconfigValidityDays: 365,
       leaderElectNamespace: "kube-system",
       leaderElectName: "provider-controller",
+      clusterApi: false,
     });
     expect(flags.infraKubeconfig).toBeUndefined();
   });
@@ -52,6 +53,16 @@ describe("parseProviderControllerFlags", () => {
     expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--kubeconfig=/x"])).toThrow(FlagError);
     expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--otc-timeout=5"])).toThrow(/--otc-timeout/);
     expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--allowed-otc-auth-url=iam.example"])).toThrow(/--allowed-otc-auth-url/);
+  });
+
+  it("reads --cluster-api as a boolean that takes no separate value", () => {
+    const parse = (...args: string[]) => parseProviderControllerFlags(["--kcp-kubeconfig=/kcp", ...args]);
+    expect(parse("--cluster-api").clusterApi).toBe(true);
+    expect(parse("--cluster-api=true").clusterApi).toBe(true);
+    expect(parse("--cluster-api", "--cluster-api=false").clusterApi).toBe(false);
+    expect(parse("--cluster-api", "--otc-timeout=5s")).toMatchObject({ clusterApi: true, otcTimeoutMs: 5_000 });
+    expect(() => parse("--cluster-api=yes")).toThrow(/--cluster-api: "yes" is neither true nor false/);
+    expect(() => parse("--cluster-apis")).toThrow(FlagError);
   });
 
   it("lets --help through without a kubeconfig", () => {

@@ -3,8 +3,9 @@
  * `--metrics-bind-address`, `--health-probe-bind-address` and
  * `--leader-elect` come first, as in the seed's Go manager; then the two API
  * servers it talks to (kcp, through the provider workspace that holds the
- * APIExport, and the infrastructure cluster where Crossplane runs), and the
- * limits that keep one tenant's cloud from holding the others'.
+ * APIExport, and the infrastructure cluster where Crossplane runs), the
+ * limits that keep one tenant's cloud from holding the others', and whether
+ * the platform offers Cluster API clusters.
  */
 import { API_EXPORT_NAME } from "@edgeconnect/api";
 import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
@@ -24,6 +25,8 @@ export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBind
   readonly kubeconfigValidityDays: number;
   readonly leaderElectNamespace: string;
   readonly leaderElectName: string;
+  /** ClusterAPI KubernetesClusters, from the template sets on the infrastructure cluster. */
+  readonly clusterApi: boolean;
   readonly help: boolean;
 }
 
@@ -59,6 +62,8 @@ export const USAGE = `Usage: provider-controller [flags]
   --leader-elect[=BOOL]                    default false
   --leader-elect-resource-namespace=NS     Lease namespace on the infrastructure cluster; default kube-system
   --leader-elect-resource-name=NAME        default provider-controller
+  --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.edgeconnect.eu
+                                           ProviderConfigs) on the infrastructure cluster; true or false, default false
   --metrics-bind-address=ADDR              default :8080; 0 disables
   --health-probe-bind-address=ADDR         /healthz and /readyz; default :8081; 0 disables
   --help
@@ -66,7 +71,8 @@ export const USAGE = `Usage: provider-controller [flags]
 
 export function parseProviderControllerFlags(argv: readonly string[]): ProviderControllerFlags {
   const runtime = parseRuntimeFlags(argv);
-  const line = parseCommandLine(runtime.rest, VALUE_FLAGS);
+  const { clusterApi, rest } = takeClusterApiFlag(runtime.rest);
+  const line = parseCommandLine(rest, VALUE_FLAGS);
   const kcpKubeconfig = line.value("kcp-kubeconfig");
   if (kcpKubeconfig === undefined && !line.help) throw new FlagError("--kcp-kubeconfig is required");
   const allowed = line.values("allowed-otc-auth-url");
@@ -89,8 +95,26 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     kubeconfigValidityDays: positiveInteger("--kubeconfig-validity-days", line.value("kubeconfig-validity-days") ?? "365"),
     leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
     leaderElectName: line.value("leader-elect-resource-name") ?? "provider-controller",
+    clusterApi,
     help: line.help,
   };
+}
+
+/** `--cluster-api` is a boolean, which the value flags' parser would read the next argument for; the last one given counts. */
+function takeClusterApiFlag(args: readonly string[]): { clusterApi: boolean; rest: string[] } {
+  let clusterApi = false;
+  const rest: string[] = [];
+  for (const arg of args) {
+    const match = /^--cluster-api(?:=(.*))?$/s.exec(arg);
+    if (match === null) {
+      rest.push(arg);
+      continue;
+    }
+    const value = match[1] ?? "true";
+    if (value !== "true" && value !== "false") throw new FlagError(`--cluster-api: ${JSON.stringify(value)} is neither true nor false`);
+    clusterApi = value === "true";
+  }
+  return { clusterApi, rest };
 }
 
 /**

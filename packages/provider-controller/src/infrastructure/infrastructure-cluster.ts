@@ -1,9 +1,9 @@
 /**
  * The infrastructure cluster as the reconciler sees it: our managed
- * resources there, read from caches filled by watches (so a Crossplane
- * status change reconciles the tenant's cluster at once), and the few
- * writes we make, each bound to the reconcile's signal and confined to one
- * tenant namespace by the caller.
+ * resources and Cluster API Clusters there, read from caches filled by
+ * watches (so a Crossplane or Cluster API status change reconciles the
+ * tenant's cluster at once), and the few writes we make, each bound to the
+ * reconcile's signal and confined to one tenant namespace by the caller.
  */
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
@@ -31,6 +31,14 @@ export function kindPath(kind: InfraKind, namespace?: string, name?: string): st
 export const NAMESPACES: InfraKind = { apiVersion: "v1", kind: "Namespace", plural: "namespaces" };
 export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "secrets" };
 
+/** A kind as the API server's discovery serves it. */
+export interface ServedKind extends InfraKind {
+  readonly namespaced: boolean;
+}
+
+/** Discovery documents by apiVersion: the kinds of the group-version, by kind. */
+type Discovered = Map<string, ReadonlyMap<string, ServedKind>>;
+
 /**
  * Reflectors over the kinds we manage, limited by label to our own objects,
  * and the client for writes. `watch(kind)` must be called for every kind
@@ -39,6 +47,8 @@ export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "s
 export class InfrastructureCluster {
   private readonly stores = new Map<string, Store>();
   private readonly reflectors = new Map<string, Reflector>();
+  // Template kinds are the platform team's choice; their plurals come from discovery, kept for every reconcile.
+  private readonly discovered: Discovered = new Map();
 
   constructor(
     private readonly client: RestClient,
@@ -74,15 +84,29 @@ export class InfrastructureCluster {
     return store.list().filter((obj) => obj.metadata?.namespace === namespace) as DeepReadonly<T>[];
   }
 
+  /** Whether any watched kind has an object of ours in `namespace`. */
+  holdsAnything(namespace: string): boolean {
+    return [...this.stores.values()].some((store) => store.list().some((obj) => obj.metadata?.namespace === namespace));
+  }
+
   /** The same client with every call bound to `signal`: a reconcile's view. */
   bound(signal: AbortSignal): InfrastructureWrites {
-    return new InfrastructureWrites(this.client.withSignal(signal));
+    return new InfrastructureWrites(this.client.withSignal(signal), this.discovered);
   }
 }
 
 /** The writes one reconcile makes, each ending when its signal aborts. */
 export class InfrastructureWrites {
-  constructor(private readonly client: RestClient) {}
+  constructor(
+    private readonly client: RestClient,
+    private readonly discovered: Discovered,
+  ) {}
+
+  /** The kind `apiVersion`/`kind` as served; undefined when the API server serves no such kind. */
+  async served(apiVersion: string, kind: string): Promise<ServedKind | undefined> {
+    // A kind missing from a cached document may have been installed since: one fresh look before giving up.
+    return this.discovered.get(apiVersion)?.get(kind) ?? (await this.discover(apiVersion)).get(kind);
+  }
 
   async getNamespace(name: string): Promise<Namespace | undefined> {
     return this.get<Namespace>(NAMESPACES, undefined, name);
@@ -137,5 +161,22 @@ export class InfrastructureWrites {
       throw err;
     }
     return (await this.get(kind, namespace, name)) === undefined;
+  }
+
+  private async discover(apiVersion: string): Promise<ReadonlyMap<string, ServedKind>> {
+    let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
+    try {
+      list = await this.client.get(apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`);
+    } catch (err) {
+      if (err instanceof HttpStatusError && err.status === 404) return new Map();
+      throw err;
+    }
+    const kinds = new Map<string, ServedKind>();
+    // Subresources (`clusters/status`) carry their parent's kind.
+    for (const resource of list.resources ?? []) {
+      if (!resource.name.includes("/") && !kinds.has(resource.kind)) kinds.set(resource.kind, { apiVersion, kind: resource.kind, plural: resource.name, namespaced: resource.namespaced });
+    }
+    this.discovered.set(apiVersion, kinds);
+    return kinds;
   }
 }

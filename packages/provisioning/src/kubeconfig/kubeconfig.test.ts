@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { parse } from "yaml";
-import { kubeconfigFromClusterCert } from "./kubeconfig.js";
+import { parse, stringify } from "yaml";
+import { kubeconfigForTenant, kubeconfigFromClusterCert } from "./kubeconfig.js";
 
 const KEY = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tdW5pcXVlLWtleQ==";
 const CERT = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t";
@@ -60,5 +60,56 @@ describe("kubeconfigFromClusterCert", () => {
     expect(result.message).toMatch(message);
     expect(result.message).not.toContain(KEY);
     expect(result.message).not.toContain(CERT);
+  });
+});
+
+describe("kubeconfigForTenant", () => {
+  /** What Cluster API's kubeadm control plane writes into `<cluster>-kubeconfig` (key `value`). */
+  const capi = (overrides: Record<string, unknown> = {}): string =>
+    stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        { name: "other", cluster: { server: "https://10.0.0.1:6443" } },
+        { name: "default-my-cluster-1a2b3c4d", cluster: { server: "https://127.0.0.1:20123", "certificate-authority-data": CA } },
+      ],
+      users: [{ name: "default-my-cluster-1a2b3c4d-admin", user: { "client-certificate-data": CERT, "client-key-data": KEY } }],
+      contexts: [{ name: "default-my-cluster-1a2b3c4d-admin@default-my-cluster-1a2b3c4d", context: { cluster: "default-my-cluster-1a2b3c4d", user: "default-my-cluster-1a2b3c4d-admin" } }],
+      "current-context": "default-my-cluster-1a2b3c4d-admin@default-my-cluster-1a2b3c4d",
+      ...overrides,
+    });
+
+  it("keeps the current context's cluster and user, named after the tenant's cluster", () => {
+    const result = kubeconfigForTenant(capi(), "my-cluster");
+    if (!result.ok) throw new Error(result.message);
+    expect(result.server).toBe("https://127.0.0.1:20123");
+    expect(parse(result.kubeconfig)).toEqual({
+      apiVersion: "v1",
+      kind: "Config",
+      preferences: {},
+      clusters: [{ name: "my-cluster", cluster: { server: "https://127.0.0.1:20123", "certificate-authority-data": CA } }],
+      users: [{ name: "my-cluster", user: { "client-certificate-data": CERT, "client-key-data": KEY } }],
+      contexts: [{ name: "my-cluster", context: { cluster: "my-cluster", user: "my-cluster" } }],
+      "current-context": "my-cluster",
+    });
+    expect(result.kubeconfig).not.toContain("1a2b3c4d");
+  });
+
+  it("keeps a token user as it is", () => {
+    const result = kubeconfigForTenant(capi({ users: [{ name: "default-my-cluster-1a2b3c4d-admin", user: { token: "t0ken" } }] }), "my-cluster");
+    expect(result.ok && parse(result.kubeconfig).users).toEqual([{ name: "my-cluster", user: { token: "t0ken" } }]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ["no YAML", "clusters: [", /no YAML/],
+    ["no current context", capi({ "current-context": "missing" }), /no current context/],
+    ["a plain-http server", capi({ clusters: [{ name: "default-my-cluster-1a2b3c4d", cluster: { server: "http://127.0.0.1:20123" } }] }), /no https server URL/],
+    ["no user", capi({ users: [] }), /no user credentials/],
+  ])("fails for %s, without key material in the message", (_case, text, message) => {
+    const result = kubeconfigForTenant(text, "my-cluster");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toMatch(message);
+    expect(result.message).not.toContain(KEY);
   });
 });

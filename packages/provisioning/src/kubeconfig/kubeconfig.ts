@@ -1,15 +1,19 @@
 /**
- * The tenant's kubeconfig from the answer of CCE's `clustercert` call, which
- * is kubeconfig-shaped JSON with up to three clusters (`internalCluster`;
- * while an EIP is bound also `externalCluster`, which skips TLS
- * verification, and `externalClusterTLSVerify`) and one user `user`.
+ * The tenant's kubeconfig, from the answer of CCE's `clustercert` call (OTC)
+ * or from the admin kubeconfig Cluster API writes for a cluster (ClusterAPI).
+ * CCE's is kubeconfig-shaped JSON with up to three clusters
+ * (`internalCluster`; while an EIP is bound also `externalCluster`, which
+ * skips TLS verification, and `externalClusterTLSVerify`) and one user
+ * `user`; Cluster API's is a kubeconfig whose current context names the
+ * cluster and its admin user.
  *
  * The result has exactly one cluster, user and context, all named after the
  * tenant's cluster, so merging it into another kubeconfig does not clash
- * with other CCE clusters' `internalCluster`/`user`. Messages never quote
- * the input: it holds a private key.
+ * with other clusters' `internalCluster`/`user` or show the infrastructure's
+ * name for the cluster. Messages never quote the input: it holds a private
+ * key.
  */
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 
 /** Preferred first: verified TLS over the public endpoint, then the public endpoint, then the VPC-internal one. */
 export const CLUSTER_PREFERENCE = ["externalClusterTLSVerify", "externalCluster", "internalCluster"] as const;
@@ -31,16 +35,42 @@ export function kubeconfigFromClusterCert(cert: unknown, contextName: string): K
   }
   const caData = chosen["certificate-authority-data"];
   const cluster: Record<string, unknown> = {
-    server,
     ...(typeof caData === "string" && caData !== "" ? { "certificate-authority-data": caData } : {}),
     ...(chosen["insecure-skip-tls-verify"] === true ? { "insecure-skip-tls-verify": true } : {}),
   };
+  return singleContext(contextName, server, cluster, { "client-certificate-data": user["client-certificate-data"], "client-key-data": user["client-key-data"] });
+}
+
+/**
+ * The cluster and user of `text`'s current context, renamed: the user's
+ * credentials whatever their kind (client certificate, token), the
+ * cluster's server, CA and TLS settings.
+ */
+export function kubeconfigForTenant(text: string, contextName: string): KubeconfigResult {
+  let config: unknown;
+  try {
+    config = parse(text);
+  } catch {
+    return { ok: false, message: "the kubeconfig is no YAML" };
+  }
+  const current = isRecord(config) ? config["current-context"] : undefined;
+  const context = typeof current === "string" ? namedEntries(config, "contexts", "context").get(current) : undefined;
+  if (context === undefined) return { ok: false, message: "the kubeconfig has no current context" };
+  const cluster = typeof context["cluster"] === "string" ? namedEntries(config, "clusters", "cluster").get(context["cluster"]) : undefined;
+  const user = typeof context["user"] === "string" ? namedEntries(config, "users", "user").get(context["user"]) : undefined;
+  const server = cluster?.["server"];
+  if (cluster === undefined || typeof server !== "string" || !isHttpsUrl(server)) return { ok: false, message: "the kubeconfig's cluster has no https server URL" };
+  if (user === undefined || Object.keys(user).length === 0) return { ok: false, message: "the kubeconfig's context has no user credentials" };
+  return singleContext(contextName, server, cluster, user);
+}
+
+function singleContext(contextName: string, server: string, cluster: Record<string, unknown>, user: Record<string, unknown>): KubeconfigResult {
   const kubeconfig = {
     apiVersion: "v1",
     kind: "Config",
     preferences: {},
-    clusters: [{ name: contextName, cluster }],
-    users: [{ name: contextName, user: { "client-certificate-data": user["client-certificate-data"], "client-key-data": user["client-key-data"] } }],
+    clusters: [{ name: contextName, cluster: { server, ...cluster } }],
+    users: [{ name: contextName, user }],
     contexts: [{ name: contextName, context: { cluster: contextName, user: contextName } }],
     "current-context": contextName,
   };

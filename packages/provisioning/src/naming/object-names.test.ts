@@ -69,6 +69,7 @@ describe("clusterObjectNames", () => {
       expect(names.otc.nodePool(flavor, zone)).toMatch(CCE_NODE_POOL_NAME);
     }
     expect(isDnsSubdomain(names.kubeconfigSecret)).toBe(true);
+    expect(names.clusterApiCluster.length).toBeLessThanOrEqual(40);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { CONDITION, REASON, STEP_CONDITIONS, summarize, TERMINAL_REASONS, type ConditionInput, type StepType } from "./cluster-status.js";
+import { CLUSTER_API_STEPS, CONDITION, REASON, STEP_CONDITIONS, summarize, TERMINAL_REASONS, type ConditionInput, type StepType } from "./cluster-status.js";
 
 const ok = (type: StepType): ConditionInput => ({ type, status: "True", reason: REASON.Available, message: `${type} ok` });
 const no = (type: StepType, reason: string, message = `${type}: ${reason}`): ConditionInput => ({ type, status: "False", reason, message });
@@ -66,6 +66,41 @@ describe("summarize", () => {
   });
 
   it("has a small set of terminal reasons", () => {
-    expect([...TERMINAL_REASONS].sort()).toEqual(["InvalidCredentials", "InvalidSpec", "NoMatchingFlavor", "TenantNamespaceConflict", "UnsupportedChange"]);
+    expect([...TERMINAL_REASONS].sort()).toEqual([
+      "ClusterAPINotOffered",
+      "InvalidCredentials",
+      "InvalidSpec",
+      "InvalidTemplate",
+      "NoMatchingFlavor",
+      "TenantNamespaceConflict",
+      "UnsupportedChange",
+      "UnsupportedVersion",
+    ]);
+  });
+});
+
+describe("summarize with the ClusterAPI steps", () => {
+  const summary = (steps: ConditionInput[]) => summarize(steps, CLUSTER_API_STEPS);
+
+  it("writes only its own steps, in order, and is Ready when they are all True", () => {
+    const all = summary([ok(CONDITION.KubeconfigReady), ok(CONDITION.ClusterAvailable), ok(CONDITION.TemplateSetValid)]);
+    expect(all.conditions.map((c) => c.type)).toEqual(["TemplateSetValid", "ClusterAvailable", "KubeconfigReady", "Ready"]);
+    expect(all.phase).toBe("Ready");
+  });
+
+  it.each<[string, ConditionInput[], string]>([
+    ["nothing known yet", [], "Pending"],
+    ["a template set that does not exist (yet)", [no(CONDITION.TemplateSetValid, REASON.TemplateSetNotFound)], "Pending"],
+    ["a version the template set does not offer", [no(CONDITION.TemplateSetValid, REASON.UnsupportedVersion)], "Failed"],
+    ["a platform without Cluster API", [no(CONDITION.TemplateSetValid, REASON.ClusterAPINotOffered)], "Failed"],
+    ["a template set the API server refuses", [no(CONDITION.TemplateSetValid, REASON.InvalidTemplate)], "Failed"],
+    ["the Cluster being made", [ok(CONDITION.TemplateSetValid), wait(CONDITION.ClusterAvailable)], "Provisioning"],
+    ["the kubeconfig missing", [ok(CONDITION.TemplateSetValid), ok(CONDITION.ClusterAvailable), wait(CONDITION.KubeconfigReady)], "Provisioning"],
+  ])("%s → %s", (_case, steps, phase) => {
+    expect(summary(steps).phase).toBe(phase);
+  });
+
+  it("does not wait for the OTC steps", () => {
+    expect(summary([ok(CONDITION.TemplateSetValid), wait(CONDITION.ClusterAvailable)]).ready.message).toBe("ClusterAvailable pending");
   });
 });

@@ -1,0 +1,33 @@
+/**
+ * The tenant's namespace `kcp-<fingerprint>` on the infrastructure cluster,
+ * shared by all of a workspace's clusters whatever their provider type:
+ * claimed before anything is written into it, released after the last of
+ * them is gone.
+ */
+import { namespaceOwner, type TenantNamespace } from "@edgeconnect/provisioning";
+import { NAMESPACES, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
+import type { Pass, ProvisionContext } from "./provision.js";
+
+/** Creates the namespace of the tenant, or confirms it is the tenant's; false if another workspace holds it. */
+export async function claimNamespace(writes: InfrastructureWrites, namespace: TenantNamespace, cluster: string): Promise<boolean> {
+  const desired = { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace.name, labels: namespace.labels, annotations: namespace.annotations } };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const existing = (await writes.getNamespace(namespace.name)) ?? (await writes.createNamespace(desired));
+    if (existing !== undefined) return namespaceOwner(existing, cluster) === "ours";
+  }
+  throw new Error(`namespace ${namespace.name} appeared and vanished while it was being created; retrying`);
+}
+
+/**
+ * Deletes the namespace once the tenant has no other cluster and nothing of
+ * ours is left in it: a namespace deleted around managed resources or
+ * Cluster API objects hangs in Terminating.
+ */
+export async function releaseNamespace(context: Pick<ProvisionContext, "resources" | "infra">, pass: Pass, namespace: string): Promise<void> {
+  const { request } = pass;
+  const otherClusters = pass.scope
+    .lister(context.resources.clusters)
+    .list()
+    .filter((other) => !(other.metadata?.namespace === request.namespace && other.metadata?.name === request.name));
+  if (otherClusters.length === 0 && !context.infra.holdsAnything(namespace)) await pass.writes.delete(NAMESPACES, undefined, namespace);
+}
