@@ -167,12 +167,9 @@ export class OpenMcpPlatform {
     return config;
   }
 
-  /** The ClusterClass the in-memory example names, from upstream's template in the pinned test module. */
+  /** The ClusterClass the in-memory example names. */
   async installInMemoryClusterClass(): Promise<void> {
-    const source = (await moduleSource("capi-dev")).dir;
-    const text = readFileSync(join(source, "infrastructure", "docker", "templates", "clusterclass-in-memory.yaml"), "utf8");
-    const objects = parseManifests(text).map((obj) => ({ ...obj, metadata: { ...obj.metadata, namespace: TEMPLATES_NAMESPACE } }));
-    await applyManifests(this.client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: TEMPLATES_NAMESPACE } }, ...objects]);
+    await installInMemoryClusterClass(this.client);
   }
 
   /** `cluster-provider-capi init`, as the ClusterProvider's Job runs it; resolves with its exit code. */
@@ -289,4 +286,16 @@ export class OpenMcpPlatform {
       ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
     });
   }
+}
+
+/**
+ * The ClusterClass the in-memory example ProviderConfig names, from
+ * upstream's template in the pinned test module, into TEMPLATES_NAMESPACE
+ * of the management cluster `client` reaches (it needs Cluster API's CRDs).
+ */
+export async function installInMemoryClusterClass(client: RestClient): Promise<void> {
+  const source = (await moduleSource("capi-dev")).dir;
+  const text = readFileSync(join(source, "infrastructure", "docker", "templates", "clusterclass-in-memory.yaml"), "utf8");
+  const objects = parseManifests(text).map((obj) => ({ ...obj, metadata: { ...obj.metadata, namespace: TEMPLATES_NAMESPACE } }));
+  await applyManifests(client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: TEMPLATES_NAMESPACE } }, ...objects]);
 }

@@ -73,6 +73,11 @@ export interface PlatformOptions {
   readonly log?: (message: string) => void;
   /** Tells process log files apart when several platforms run in one test run. */
   readonly runId?: string;
+  /**
+   * Runs the controller with `--cluster-api`: the infrastructure cluster must
+   * then serve the template sets' CRD and Cluster API's Cluster.
+   */
+  readonly clusterApi?: boolean;
 }
 
 export interface TenantCredentials {
@@ -230,6 +235,7 @@ export class Platform {
       `--allowed-otc-auth-url=${this.otc.url}/`,
       "--metrics-bind-address=0",
       "--health-probe-bind-address=0",
+      ...(this.options.clusterApi === true ? ["--cluster-api"] : []),
     ]);
   }
 

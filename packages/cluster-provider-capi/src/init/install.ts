@@ -94,29 +94,22 @@ export function parseManifest(text: string, where: string): KubeObject[] {
   });
 }
 
-/** Kinds the rest of a manifest depends on, applied first. */
-const FIRST = ["Namespace", "CustomResourceDefinition"];
-
 async function applyManifest(options: InstallOptions, discovery: ApiDiscovery, objects: readonly KubeObject[], what: string): Promise<void> {
-  const ordered = [...objects.filter((o) => FIRST.includes(o.kind ?? "")), ...objects.filter((o) => !FIRST.includes(o.kind ?? ""))];
-  options.logger.info({ objects: ordered.length }, `installing ${what}`);
-  for (const object of ordered) {
-    if (object.kind === "CustomResourceDefinition") continue;
-    if (object.kind === "Namespace") await apply(options, discovery, object);
-  }
-  for (const crd of ordered.filter((o) => o.kind === "CustomResourceDefinition")) {
-    await apply(options, discovery, crd);
-  }
+  const ofKind = (kind: string): KubeObject[] => objects.filter((o) => o.kind === kind);
+  const crds = ofKind("CustomResourceDefinition");
+  options.logger.info({ objects: objects.length }, `installing ${what}`);
+  // Namespaces and CRDs first: the rest of a manifest lives in the one and is made of the other.
+  for (const object of [...ofKind("Namespace"), ...crds]) await apply(options, discovery, object);
   await waitFor(options, `${what}: CRDs Established`, async () => {
     const pending: string[] = [];
-    for (const crd of ordered.filter((o) => o.kind === "CustomResourceDefinition")) {
+    for (const crd of crds) {
       const stored = await options.client.get<KubeObject & { status?: { conditions?: Condition[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name ?? ""}`);
       if (findCondition(stored.status?.conditions, "Established")?.status !== "True") pending.push(crd.metadata?.name ?? "");
     }
     return pending;
   });
-  for (const object of ordered.filter((o) => !FIRST.includes(o.kind ?? ""))) await apply(options, discovery, object);
-  const deployments = ordered.filter((o) => o.kind === "Deployment" && o.apiVersion === "apps/v1");
+  for (const object of objects.filter((o) => o.kind !== "Namespace" && o.kind !== "CustomResourceDefinition")) await apply(options, discovery, object);
+  const deployments = objects.filter((o) => o.kind === "Deployment" && o.apiVersion === "apps/v1");
   await waitFor(options, `${what}: Deployments Available`, async () => {
     const pending: string[] = [];
     for (const deployment of deployments) {

@@ -91,37 +91,46 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   });
   const accessController = controller("accessrequest", accessReconciler);
 
-  const configOf = (profileName: string): Request[] => {
-    const profile = profiles.get(configKey(profileName));
-    const name = profile?.spec?.providerConfigRef.name;
-    return name === undefined ? [] : [{ cluster: "", namespace: "", name }];
-  };
-  const allConfigs = (): Request[] => configs.list().map((config) => requestFor(config));
+  const configNamed = (name: string | undefined): Request[] => (name === undefined ? [] : [{ cluster: "", namespace: "", name }]);
+  const configOfProfile = (profileName: string): Request[] => configNamed(profiles.get(configKey(profileName))?.spec?.providerConfigRef.name);
   const clustersOfProfile = (profileName: string): Request[] =>
     clusters.list().filter((cluster) => cluster.spec?.profile === profileName).map((cluster) => requestFor(cluster));
+  const clustersOfConfig = (config: DeepReadonly<ProviderConfig>): Request[] =>
+    profiles.list().filter((p) => p.spec?.providerConfigRef.name === config.metadata.name).flatMap((p) => clustersOfProfile(p.metadata.name ?? ""));
   const accessRequestsOf = (cluster: DeepReadonly<OpenMcpCluster>): Request[] =>
     accessRequests
       .list()
       .filter((ar) => ar.spec?.clusterRef?.name === cluster.metadata.name && ar.spec?.clusterRef?.namespace === cluster.metadata.namespace)
       .map((ar) => requestFor(ar));
 
-  const sources = {
+  const configHandlers = combineHandlers<ProviderConfig>(
     // Configs share providers, so one config's change can settle another's conflict.
-    providerConfigs: reflector(client, collectionPath(PROVIDER_CONFIG), configs, logger, combineHandlers(enqueueMapped(configController, allConfigs), enqueueMapped(clusterController, (config) => profiles.list().filter((p) => p.spec?.providerConfigRef.name === config.metadata.name).flatMap((p) => clustersOfProfile(p.metadata.name ?? ""))))),
-    clusterProfiles: reflector(client, collectionPath(CLUSTER_PROFILE), profiles, logger, combineHandlers(enqueueMapped(configController, (p) => (p.spec?.providerConfigRef.name === undefined ? [] : [{ cluster: "", namespace: "", name: p.spec?.providerConfigRef.name }])), enqueueMapped(clusterController, (p) => clustersOfProfile(p.metadata.name ?? "")))),
-    clusters: reflector(
-      client,
-      collectionPath(OPENMCP_CLUSTER),
-      clusters,
-      logger,
-      combineHandlers(enqueueObject(clusterController), { deleted: (cluster) => configOf(cluster.spec?.profile ?? "").forEach((r) => configController.enqueue(r)) }, readinessChanges(accessController, accessRequestsOf)),
-    ),
-    accessRequests: reflector(client, collectionPath(ACCESS_REQUEST), accessRequests, logger, { ...enqueueObject(accessController), updated: (old, current) => { if (old.status?.phase !== current.status?.phase || old.metadata.generation !== current.metadata.generation || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp || JSON.stringify(old.metadata.labels) !== JSON.stringify(current.metadata.labels) || JSON.stringify(old.metadata.annotations) !== JSON.stringify(current.metadata.annotations)) accessController.enqueue(requestFor(current)); } }),
-    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, enqueueMapped(clusterController, (capi) => openMcpClusterOf(capi)), MANAGED_BY_SELECTOR),
+    enqueueMapped(configController, () => configs.list().map((config) => requestFor(config))),
+    enqueueMapped(clusterController, clustersOfConfig),
+  );
+  const profileHandlers = combineHandlers<ClusterProfile>(
+    enqueueMapped(configController, (profile) => configNamed(profile.spec?.providerConfigRef.name)),
+    enqueueMapped(clusterController, (profile) => clustersOfProfile(profile.metadata.name ?? "")),
+  );
+  const clusterHandlers = combineHandlers<OpenMcpCluster>(
+    enqueueObject(clusterController),
+    // A config being deleted waits for the Clusters of its profile.
+    { deleted: (cluster) => configOfProfile(cluster.spec?.profile ?? "").forEach((r) => configController.enqueue(r)) },
+    statusChanges(accessController, accessRequestsOf),
+  );
+  const accessRequestHandlers = combineHandlers<AccessRequest>(enqueueObject(accessController), statusChanges(accessController, (ar) => [requestFor(ar)]));
+  const operatorProviderHandlers = enqueueMapped<OperatorProvider>(configController, (p) => declaringConfigs(p.metadata.labels).flatMap(configNamed));
+
+  const sources = {
+    providerConfigs: reflector(client, collectionPath(PROVIDER_CONFIG), configs, logger, configHandlers),
+    clusterProfiles: reflector(client, collectionPath(CLUSTER_PROFILE), profiles, logger, profileHandlers),
+    clusters: reflector(client, collectionPath(OPENMCP_CLUSTER), clusters, logger, clusterHandlers),
+    accessRequests: reflector(client, collectionPath(ACCESS_REQUEST), accessRequests, logger, accessRequestHandlers),
+    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, enqueueMapped(clusterController, openMcpClusterOf), MANAGED_BY_SELECTOR),
     ...Object.fromEntries(
       OPERATOR_PROVIDER_KINDS.map((kind) => [
         `operator${kind}s`,
-        reflector(client, collectionPath(operatorResource(kind)), operatorProviders.stores[kind], logger, enqueueMapped(configController, (p) => declaringConfigs(p.metadata.labels).map((name) => ({ cluster: "", namespace: "", name }))), MANAGED_BY_SELECTOR),
+        reflector(client, collectionPath(operatorResource(kind)), operatorProviders.stores[kind], logger, operatorProviderHandlers, MANAGED_BY_SELECTOR),
       ]),
     ),
   };
@@ -163,14 +172,22 @@ function openMcpClusterOf(capi: DeepReadonly<CapiCluster>): Request[] {
   return name === undefined || namespace === undefined ? [] : [{ cluster: "", namespace, name }];
 }
 
-/** AccessRequests wait for their Cluster's phase, which changes in its status (enqueueObject ignores status). */
-function readinessChanges(controller: Controller, map: (cluster: DeepReadonly<OpenMcpCluster>) => Request[]): EventHandlers<OpenMcpCluster> {
-  const send = (cluster: DeepReadonly<OpenMcpCluster>): void => map(cluster).forEach((r) => controller.enqueue(r));
+/**
+ * Requests for a phase change in an object's status, which enqueueObject
+ * leaves out: AccessRequests wait for their Cluster's phase, and openMCP's
+ * generic controller moves an AccessRequest back to Pending in its status.
+ */
+function statusChanges<T extends OpenMcpCluster | AccessRequest>(controller: Controller, map: (obj: DeepReadonly<T>) => Request[]): EventHandlers<T> {
+  const send = (obj: DeepReadonly<T>): void => map(obj).forEach((r) => controller.enqueue(r));
   return {
     added: send,
     updated: (old, current) => {
-      if (old.status?.phase !== current.status?.phase || old.metadata.deletionTimestamp !== current.metadata.deletionTimestamp) send(current);
+      if (phaseOf(old) !== phaseOf(current)) send(current);
     },
     deleted: send,
   };
+}
+
+function phaseOf(obj: { readonly status?: unknown }): unknown {
+  return (obj.status as { readonly phase?: unknown } | undefined)?.phase;
 }

@@ -1,16 +1,32 @@
 /**
  * The KubernetesCluster reconciler: finalizer first, then a provisioning
- * pass or a teardown pass, and the status either one learned, also when
- * the pass failed half-way (the error is retried with backoff; the tenant
- * reads a message safe to show).
+ * pass or a teardown pass of the cluster's provider type (OTC through
+ * Crossplane, ClusterAPI from a template set), and the status either one
+ * learned, also when the pass failed half-way (the error is retried with
+ * backoff; the tenant reads a message safe to show).
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { finalize, mutableCopy, tenantMessage, type ClusterScope, type EventRecorder, type ReconcileContext, type Reconciler, type Request, type Result } from "@edgeconnect/runtime";
+import { CLUSTER_API_STEPS, OTC_STEPS, type ClusterSteps } from "@edgeconnect/provisioning";
+import { finalize, mutableCopy, tenantMessage, type ClusterScope, type DeepReadonly, type EventRecorder, type ReconcileContext, type Reconciler, type Request, type Result } from "@edgeconnect/runtime";
 import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
+import { provisionClusterApi } from "./cluster-api-provision.js";
+import { teardownClusterApi } from "./cluster-api-teardown.js";
 import { provision, type Pass, type ProvisionContext } from "./provision.js";
 import { StatusReport } from "./status-report.js";
 import { teardown } from "./teardown.js";
+
+type Step = (context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, report: StatusReport) => Promise<Result | undefined>;
+
+/** What differs by provider type; the type is immutable, so a cluster keeps its backend for life. */
+interface Backend {
+  readonly steps: ClusterSteps;
+  readonly provision: Step;
+  readonly teardown: Step;
+}
+
+const OTC: Backend = { steps: OTC_STEPS, provision, teardown };
+const CLUSTER_API: Backend = { steps: CLUSTER_API_STEPS, provision: provisionClusterApi, teardown: teardownClusterApi };
 
 export const FINALIZER = "platform.edgeconnect.eu/provider-controller";
 
@@ -28,16 +44,17 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
     const kc = mutableCopy<KubernetesCluster & KubeObject>(cached);
     const pass: Pass = { request, scope, signal, writes: this.options.infra.bound(signal) };
     const path = kubernetesClusterPath(request.namespace, request.name);
+    const backend = kc.spec?.providerRef.type === "ClusterAPI" ? CLUSTER_API : OTC;
     return finalize(
       scope.client,
       path,
       kc,
       FINALIZER,
       {
-        apply: (current) => this.run(pass, current, async (report) => provision(this.options, pass, current, report)),
+        apply: (current) => this.run(pass, current, backend.steps, async (report) => backend.provision(this.options, pass, current, report)),
         cleanup: (current) =>
-          this.run(pass, current, async (report) => {
-            const result = await teardown(this.options, pass, current, report);
+          this.run(pass, current, backend.steps, async (report) => {
+            const result = await backend.teardown(this.options, pass, current, report);
             context.log.info({ done: result === undefined }, "teardown pass");
             return result;
           }),
@@ -47,8 +64,8 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
   }
 
   /** Runs a pass and writes its status; a failed pass still reports, then fails for the retry. */
-  private async run<R extends Result | undefined>(pass: Pass, kc: KubernetesCluster & KubeObject, body: (report: StatusReport) => Promise<R>): Promise<R> {
-    const report = new StatusReport(kc, this.options.recorder);
+  private async run<R extends Result | undefined>(pass: Pass, kc: KubernetesCluster & KubeObject, steps: ClusterSteps, body: (report: StatusReport) => Promise<R>): Promise<R> {
+    const report = new StatusReport(kc, this.options.recorder, steps);
     let result: R;
     try {
       result = await body(report);

@@ -1,5 +1,5 @@
 /**
- * One provisioning pass of a KubernetesCluster, level-triggered: read the
+ * One provisioning pass of an OTC KubernetesCluster, level-triggered: read the
  * tenant's inputs and the infrastructure as it is, decide, apply what is
  * missing in dependency order (each step only once the one before it has
  * reported the ids it needs), and say where things stand.
@@ -22,7 +22,6 @@ import {
   KEYPAIR_V2,
   managedResourceState,
   matchFlavor,
-  namespaceOwner,
   NODE_POOL_V3,
   observedId,
   openSshPublicKey,
@@ -52,16 +51,19 @@ import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { registerSecret, tenantMessage, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
+import type { ClusterApiContext } from "./cluster-api-provision.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
 import { observeInfrastructure, type Observed, type ObservedInfrastructure } from "./observed-infrastructure.js";
 import type { StatusReport } from "./status-report.js";
-
+import { claimNamespace } from "./tenant-namespace.js";
 
 export interface ProvisionContext extends CredentialsContext {
   readonly infra: InfrastructureCluster;
   readonly flavors: () => readonly DeepReadonly<ProviderMachineFlavor>[];
   readonly kubeconfigValidityDays: number;
   readonly now: () => Date;
+  /** Undefined when the platform does not offer Cluster API (`--cluster-api` off). */
+  readonly clusterApi?: ClusterApiContext;
 }
 
 export interface Pass {
@@ -86,13 +88,15 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
   const observed = observeInfrastructure(context.infra, namespace.name, request, names);
 
-  const credentials = await resolveCredentials(context, pass.scope, request.namespace, spec.providerRef.configRef.name, pass.signal);
+  // The CRD requires configRef for OTC.
+  const configName = spec.providerRef.configRef?.name ?? "";
+  const credentials = await resolveCredentials(context, pass.scope, request.namespace, configName, pass.signal);
   if (!credentials.ok) {
     report.fail(CONDITION.CredentialsValid, credentials.reason, credentials.message, credentials.transient === true ? "Unknown" : "False");
     if (credentials.transient === true) throw new Error(credentials.message);
     return { requeueAfterMs: credentials.retryAfterMs ?? RESYNC_PROVISIONING_MS };
   }
-  report.pass(CONDITION.CredentialsValid, "Accepted", `OTC IAM accepted the credentials of ProviderConfig "${spec.providerRef.configRef.name}"`);
+  report.pass(CONDITION.CredentialsValid, "Accepted", `OTC IAM accepted the credentials of ProviderConfig "${configName}"`);
 
   const matcher = flavorMatcher(context, pass, spec);
   if (matcher === undefined) {
@@ -127,8 +131,8 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const labels = ownerLabels({ ...request, uid: kc.metadata?.uid ?? "" });
   const annotations = ownerAnnotations({ ...request, uid: kc.metadata?.uid ?? "" });
   const meta = (name: string) => ({ name, namespace: namespace.name, labels, annotations });
-  const pcName = names.providerConfig(request.namespace, spec.providerRef.configRef.name);
-  const secretName = names.credentialsSecret(request.namespace, spec.providerRef.configRef.name);
+  const pcName = names.providerConfig(request.namespace, configName);
+  const secretName = names.credentialsSecret(request.namespace, configName);
   await pass.writes.apply(SECRETS, renderCredentialsSecret(meta(secretName), credentials.credentials));
   await pass.writes.apply(CROSSPLANE_PROVIDER_CONFIG, renderCrossplaneProviderConfig(meta(pcName), secretName));
   const common = { providerConfigName: pcName, region: credentials.credentials.region };
@@ -284,16 +288,6 @@ function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, obs
     return { ok: true, flavor: currentFlavor, zone: currentZone, source, reason: recorded?.reason ?? `the node pool runs ${currentFlavor}`, rejected: match.rejected };
   }
   return match;
-}
-
-/** Creates the namespace of the tenant, or confirms it is the tenant's; false if another workspace holds it. */
-async function claimNamespace(writes: InfrastructureWrites, namespace: ReturnType<typeof tenantNamespace>, cluster: string): Promise<boolean> {
-  const desired = { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace.name, labels: namespace.labels, annotations: namespace.annotations } };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const existing = (await writes.getNamespace(namespace.name)) ?? (await writes.createNamespace(desired));
-    if (existing !== undefined) return namespaceOwner(existing, cluster) === "ours";
-  }
-  throw new Error(`namespace ${namespace.name} appeared and vanished while it was being created; retrying`);
 }
 
 /** The node-pool login key: made once, kept in a Secret beside the managed resources so a restart reuses it. */

@@ -1,46 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
-import type { KubernetesCluster, KubernetesClusterStatus } from "@edgeconnect/api";
-import type { KubeObject, RequestOptionsLite } from "@edgeconnect/kcp-ts";
-import { CONDITION, STEP_CONDITIONS } from "@edgeconnect/provisioning";
-import { EventRecorder, ManualClock, type ClusterScope, type EventClient } from "@edgeconnect/runtime";
+import { CLUSTER_API_STEPS, CONDITION, STEP_CONDITIONS } from "@edgeconnect/provisioning";
 import { StatusReport } from "./status-report.js";
-
-type Cluster = KubernetesCluster & KubeObject;
-
-const REQUEST = { cluster: "tenant-a", namespace: "default", name: "my-cluster" };
-
-function cluster(status?: KubernetesClusterStatus): Cluster {
-  return {
-    apiVersion: "platform.edgeconnect.eu/v1alpha1",
-    kind: "KubernetesCluster",
-    metadata: { name: "my-cluster", namespace: "default", uid: "uid-1", generation: 3, annotations: { "kcp.io/cluster": "tenant-a" } },
-    ...(status ? { status } : {}),
-  };
-}
-
-/** A status subresource that answers with the object as written, and an Events sink. */
-function harness(kc: Cluster): { scope: ClusterScope; written: () => KubernetesClusterStatus | undefined; recorder: EventRecorder; events: { reason?: string; type?: string }[] } {
-  let status: KubernetesClusterStatus | undefined;
-  const client = {
-    request: async <T>(method: string, path: string, options?: RequestOptionsLite): Promise<T> => {
-      expect(method).toBe("PATCH");
-      expect(path).toBe("/apis/platform.edgeconnect.eu/v1alpha1/namespaces/default/kubernetesclusters/my-cluster/status");
-      status = (options?.body as { status: KubernetesClusterStatus }).status;
-      return { ...kc, status } as T;
-    },
-  };
-  const events: { reason?: string; type?: string }[] = [];
-  const eventClient: EventClient = {
-    create: async <T>(_path: string, body: unknown) => {
-      events.push(body as { reason?: string; type?: string });
-      return body as T;
-    },
-    request: async <T>() => undefined as T,
-  };
-  const recorder = new EventRecorder({ client: eventClient, component: "test", clock: new ManualClock(), audience: "tenant" });
-  const scope = { cluster: "tenant-a", client, lister: () => ({ get: () => undefined, list: () => [] }) } as unknown as ClusterScope;
-  return { scope, written: () => status, recorder, events };
-}
+import { cluster, REQUEST, statusHarness as harness } from "./status-report.fixture.js";
 
 const allTrue = (report: StatusReport): void => {
   for (const type of STEP_CONDITIONS) report.pass(type, "Done", `${type} done`);
@@ -106,5 +67,20 @@ describe("StatusReport", () => {
     report.fail(CONDITION.ControlPlaneReady, "ReconcileError", "PATCH https://infra.internal:6443/apis/cce/namespaces/kcp-0123456789ab/clusterv3s/x: HTTP 500");
     await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
     expect(JSON.stringify(written())).not.toMatch(/infra\.internal|6443|kcp-0123456789ab/);
+  });
+
+  it("writes the steps of the provider type it was made for", async () => {
+    const kc = cluster();
+    const { scope, written, recorder } = harness(kc);
+    const report = new StatusReport(kc, recorder, CLUSTER_API_STEPS);
+    report.pass(CONDITION.TemplateSetValid, "Resolved", "template set in-memory");
+    await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
+    expect(written()?.conditions?.map((c) => [c.type, c.status])).toEqual([
+      ["TemplateSetValid", "True"],
+      ["ClusterAvailable", "Unknown"],
+      ["KubeconfigReady", "Unknown"],
+      ["Ready", "False"],
+    ]);
+    expect(written()?.phase).toBe("Provisioning");
   });
 });

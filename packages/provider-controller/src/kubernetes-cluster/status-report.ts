@@ -1,12 +1,12 @@
 /**
  * What one pass learned, written as the KubernetesCluster's status: the
- * step conditions in order, a summary Ready, the phase, the flavor decision
- * and where the cluster is reached. Events are recorded for transitions
+ * step conditions of its provider type in order, a summary Ready, the
+ * phase, the flavor decision (OTC) and where the cluster is reached. Events are recorded for transitions
  * only (a condition turning False, the cluster turning Ready), so a
  * reconcile that learns nothing new says nothing new.
  */
 import type { KubernetesCluster, KubernetesClusterStatus } from "@edgeconnect/api";
-import { CONDITION, STEP_CONDITIONS, summarize, type FlavorChoice } from "@edgeconnect/provisioning";
+import { CONDITION, OTC_STEPS, summarize, type ClusterSteps, type FlavorChoice } from "@edgeconnect/provisioning";
 import {
   applyStatus,
   findCondition,
@@ -42,6 +42,7 @@ export class StatusReport {
   constructor(
     private readonly kc: DeepReadonly<KubernetesCluster>,
     private readonly recorder: EventRecorder,
+    private readonly sequence: ClusterSteps = OTC_STEPS,
   ) {
     this.flushed = kc;
     this.soldOutList = (kc.status?.flavor?.soldOut ?? []).map((entry) => ({ flavor: entry.flavor, zone: entry.zone }));
@@ -118,7 +119,7 @@ export class StatusReport {
   async flush(pass: Pick<Pass, "scope" | "signal" | "request">): Promise<void> {
     const { ready, phase } = this.summary();
     const generation = this.kc.metadata?.generation;
-    const updates = [...STEP_CONDITIONS.map((type) => this.steps.get(type) ?? waiting(type)), ready];
+    const updates = [...this.sequence.order.map((type) => this.steps.get(type) ?? waiting(type)), ready];
     const previous = this.flushed.status?.conditions as readonly Condition[] | undefined;
     const conditions = ownedConditions(previous, updates, generation);
     const status: KubernetesClusterStatus = {
@@ -135,8 +136,8 @@ export class StatusReport {
   }
 
   private summary(): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
-    const steps = STEP_CONDITIONS.map((type) => this.steps.get(type) ?? waiting(type));
-    const summary = summarize(steps);
+    const steps = this.sequence.order.map((type) => this.steps.get(type) ?? waiting(type));
+    const summary = summarize(steps, this.sequence);
     if (this.refusal !== undefined) return { ready: this.refusal, phase: this.phaseOverride ?? (this.refusal.status === "False" ? "Failed" : summary.phase) };
     return { ready: summary.ready, phase: summary.phase };
   }

@@ -1,5 +1,5 @@
 /**
- * Teardown behind the finalizer, child before parent and each stage
+ * Teardown of an OTC cluster behind the finalizer, child before parent and each stage
  * confirmed gone (by the API server, not the cache) before the next is
  * asked: node pools, the CCE cluster, its EIP and key pair, the subnet,
  * the VPC. Only then the credentials Crossplane needed for those deletions
@@ -11,16 +11,17 @@
  * can be in it.
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
-import { clusterObjectNames, CROSSPLANE_PROVIDER_CONFIG, MANAGED_RESOURCE_KINDS, namespaceOwner, tenantNamespace } from "@edgeconnect/provisioning";
+import { clusterObjectNames, CROSSPLANE_PROVIDER_CONFIG, namespaceOwner, tenantNamespace } from "@edgeconnect/provisioning";
 import type { DeepReadonly } from "@edgeconnect/runtime";
 import { deleteKubeconfig } from "./kubeconfig-secret.js";
 import { ownedResources, TEARDOWN_STAGES } from "./observed-infrastructure.js";
-import { NAMESPACES, SECRETS } from "../infrastructure/infrastructure-cluster.js";
+import { SECRETS } from "../infrastructure/infrastructure-cluster.js";
 import type { Pass, ProvisionContext } from "./provision.js";
 import type { StatusReport } from "./status-report.js";
+import { releaseNamespace } from "./tenant-namespace.js";
 
 /** How soon a stage still deleting is looked at again; watch events usually come first. */
-const STAGE_POLL_MS = 2_000;
+export const STAGE_POLL_MS = 2_000;
 
 const STAGE_NAMES = ["the node pool", "the CCE cluster", "the EIP and key pair", "the subnet", "the VPC"];
 
@@ -43,18 +44,12 @@ export async function teardown(context: ProvisionContext, pass: Pass, kc: DeepRe
     }
   }
 
-  const configName = kc.spec?.providerRef.configRef.name;
+  const configName = kc.spec?.providerRef.configRef?.name;
   if (configName !== undefined) {
     await pass.writes.delete(CROSSPLANE_PROVIDER_CONFIG, namespace.name, names.providerConfig(request.namespace, configName));
     await pass.writes.delete(SECRETS, namespace.name, names.credentialsSecret(request.namespace, configName));
   }
   await pass.writes.delete(SECRETS, namespace.name, names.keypair);
-
-  const otherClusters = pass.scope
-    .lister(context.resources.clusters)
-    .list()
-    .filter((other) => !(other.metadata?.namespace === request.namespace && other.metadata?.name === request.name));
-  const leftovers = MANAGED_RESOURCE_KINDS.flatMap((kind) => context.infra.list(kind, namespace.name));
-  if (otherClusters.length === 0 && leftovers.length === 0) await pass.writes.delete(NAMESPACES, undefined, namespace.name);
+  await releaseNamespace(context, pass, namespace.name);
   return undefined;
 }

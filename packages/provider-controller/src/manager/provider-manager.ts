@@ -2,15 +2,16 @@
  * Assembles the provider-controller: the APIExport's virtual workspaces
  * (our kinds and the claimed Secrets of every bound workspace), the flavor
  * catalogue in the provider workspace, our managed resources on the
- * infrastructure cluster, two controllers, tenant Events, the OTC gateway,
- * metrics and probes, and leader election on a Lease on the infrastructure
- * cluster (where the writes go).
+ * infrastructure cluster and, with `--cluster-api`, the template sets and
+ * our Cluster API Clusters there, two controllers, tenant Events, the OTC
+ * gateway, metrics and probes, and leader election on a Lease on the
+ * infrastructure cluster (where the writes go).
  *
  * Owns wiring only: which change wakes which object.
  */
 import { collectionPath, PROVIDER_MACHINE_FLAVOR_RESOURCE, type KubernetesCluster, type ProviderConfig, type ProviderMachineFlavor } from "@edgeconnect/api";
 import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
+import { CLUSTER_API_CLUSTER, MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
 import {
   ApiExportSource,
   combineHandlers,
@@ -32,6 +33,7 @@ import {
 import type { ProviderControllerFlags } from "../cli/flags.js";
 import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.js";
 import { ownerRequest } from "../infrastructure/owner.js";
+import { watchTemplateSets, type TemplateSet } from "../infrastructure/template-sets.js";
 import { KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
@@ -76,7 +78,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
       const ref = pc.spec?.credentials.secretRef;
       return clusterOf(pc) === clusterOf(secret) && ref?.name === secret.metadata?.name && (ref?.namespace ?? pc.metadata?.namespace) === secret.metadata?.namespace;
     });
-  const usesConfig = (pc: DeepReadonly<ProviderConfig & KubeObject>) => (kc: Cluster) => kc.spec?.providerRef.configRef.name === pc.metadata?.name;
+  const usesConfig = (pc: DeepReadonly<ProviderConfig & KubeObject>) => (kc: Cluster) => kc.spec?.providerRef.configRef?.name === pc.metadata?.name;
 
   const resources = tenantResources({
     clusters: enqueueObject(clusterSink),
@@ -114,6 +116,12 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
 
   const flavors = new Store<ProviderMachineFlavor & KubeObject>();
   const infra = new InfrastructureCluster(options.infra, logger);
+  // Every tenant's clusters made from a template set are woken by its change: the set is the platform's, shared by all.
+  const usingSet = (set: DeepReadonly<TemplateSet>): Request[] =>
+    clusters()
+      .filter((kc) => kc.spec?.providerRef.type === "ClusterAPI" && kc.spec.providerRef.templateSet === set.metadata?.name)
+      .map(requestOf);
+  const templateSets = flags.clusterApi ? watchTemplateSets(options.infra, enqueueMapped(clusterSink, usingSet), logger) : undefined;
   const context = {
     resources,
     gateway,
@@ -123,6 +131,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     kubeconfigValidityDays: flags.kubeconfigValidityDays,
     now: () => new Date(),
     recorder,
+    ...(templateSets === undefined ? {} : { clusterApi: { templateSets: templateSets.sets } }),
   };
   const scope = (request: Request, reconcileSignal: AbortSignal): ClusterScope | undefined => source.scopeFor(request.cluster, reconcileSignal);
   const clusterController = new Controller<ClusterScope>({
@@ -153,7 +162,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     handlers: { added: wakeWaiting, updated: wakeWaiting, deleted: wakeWaiting },
     logger,
   });
-  for (const kind of MANAGED_RESOURCE_KINDS) {
+  for (const kind of [...MANAGED_RESOURCE_KINDS, ...(flags.clusterApi ? [CLUSTER_API_CLUSTER] : [])]) {
     infra.watch(kind, enqueueMapped(clusterController, (obj) => {
       const owner = ownerRequest(obj);
       return owner === undefined ? [] : [owner];
@@ -165,7 +174,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
       {
         flags,
         metrics,
-        sources: { apiexport: source, flavors: catalogue, ...infra.sources() },
+        sources: { apiexport: source, flavors: catalogue, ...infra.sources(), ...(templateSets === undefined ? {} : { templatesets: templateSets.reflector }) },
         controllers: [clusterController, configController],
         ...(flags.leaderElect
           ? {

@@ -32,7 +32,7 @@ export interface TemplateSetObjectsInput {
 export interface TemplateSetObjects {
   readonly cluster: ClusterApiCluster & { metadata: { annotations: Record<string, string> } };
   /** In the template's order; annotations the template gives are kept. */
-  readonly resources: (RenderedResource & { metadata: { annotations: Record<string, unknown> } })[];
+  readonly resources: (RenderedResource & { metadata: { annotations: Record<string, string> } })[];
 }
 
 /** Throws a ClusterTemplateError listing every problem of the template. */
@@ -72,8 +72,9 @@ export function withWorkerReplicas(template: ClusterTemplate, replicas: number):
   };
 }
 
-function asRecord(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
+/** Annotations as the template gives them: the API server refuses values that are no strings, telling the platform team. */
+function asRecord(value: unknown): Record<string, string> {
+  return isRecord(value) ? (value as Record<string, string>) : {};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
