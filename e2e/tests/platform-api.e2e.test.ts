@@ -200,6 +200,9 @@ describe("platform.edgeconnect.eu API on kcp", () => {
       ["disk-in-bytes", { nodeDiskSize: 10 * 1024 ** 3 }],
       ["own-network", { vpcID: VPC, subnetID: SUBNET, availableZone: "eu-de-01", nodeAvailableZone: "eu-de-02", nodeFlavor: "s3.xlarge.4" }],
       ["release-version", { kubernetes: { version: "v1.31.6-r0" } }],
+      ["cluster-api", { providerRef: { type: "ClusterAPI", templateSet: "in-memory" }, kubernetes: { version: "v1.37" } }],
+      // configRef means nothing for ClusterAPI and is ignored there, as the other OTC-only fields are.
+      ["cluster-api-with-config", { providerRef: { type: "ClusterAPI", templateSet: "in-memory", configRef: { name: "my-provider" } } }],
     ];
     for (const [name, overrides] of edges) await ws.client.create(CLUSTERS, cluster(name, { ...clusterSpec(), ...overrides }));
   });
@@ -211,6 +214,10 @@ describe("platform.edgeconnect.eu API on kcp", () => {
     const cases: [string, Spec, RegExp][] = [
       ["missing required field", withoutCapabilities, /spec\.machineCapabilitiesRef: Required value/],
       ["unknown provider", { providerRef: { type: "AWS", configRef: { name: "my-provider" } } }, /spec\.providerRef\.type: Unsupported value: "AWS"/],
+      ["OTC without configRef", { providerRef: { type: "OTC" } }, /spec\.providerRef\.configRef: Invalid value: .*providerRef\.configRef is required for type OTC/],
+      ["ClusterAPI without templateSet", { providerRef: { type: "ClusterAPI" } }, /spec\.providerRef\.templateSet: Invalid value: .*providerRef\.templateSet is required for type ClusterAPI and not allowed for OTC/],
+      ["OTC with a templateSet", { providerRef: { type: "OTC", configRef: { name: "my-provider" }, templateSet: "in-memory" } }, /spec\.providerRef\.templateSet: Invalid value: .*templateSet is required for type ClusterAPI and not allowed for OTC/],
+      ["templateSet not a DNS label", { providerRef: { type: "ClusterAPI", templateSet: "In.Memory" } }, /spec\.providerRef\.templateSet: Invalid value: "In\.Memory": .*should match/],
       ["bad version", { kubernetes: { version: "latest" } }, /spec\.kubernetes\.version: Invalid value: "latest": .*should match/],
       ["no nodes", { nodeCount: 0 }, /spec\.nodeCount: Invalid value: 0: .*greater than or equal to 1/],
       ["too many nodes", { nodeCount: 51 }, /spec\.nodeCount: Invalid value: 51: .*less than or equal to 50/],
@@ -247,10 +254,17 @@ describe("platform.edgeconnect.eu API on kcp", () => {
     expect(await rejection(replaceSpec("my-cluster", (s) => ({ ...s, vpcID: VPC, subnetID: SUBNET })))).toMatch(
       /spec\.vpcID: Invalid value: .*vpcID is immutable/,
     );
-    // OTC is the only provider, so the enum refuses any other type before the
-    // immutability rule runs; the rule is there for the day a second one exists.
     expect(await rejection(replaceSpec("my-cluster", (s) => ({ ...s, providerRef: { ...(s.providerRef as Spec), type: "AWS" } })))).toMatch(
       /spec\.providerRef\.type: Unsupported value: "AWS"/,
+    );
+    expect(await rejection(replaceSpec("my-cluster", (s) => ({ ...s, providerRef: { type: "ClusterAPI", templateSet: "in-memory" } })))).toMatch(
+      /spec\.providerRef\.type: Invalid value: .*providerRef\.type is immutable/,
+    );
+    expect(await rejection(replaceSpec("cluster-api", (s) => ({ ...s, providerRef: { type: "OTC", configRef: { name: "my-provider" } } })))).toMatch(
+      /spec\.providerRef\.type: Invalid value: .*providerRef\.type is immutable/,
+    );
+    expect(await rejection(replaceSpec("cluster-api", (s) => ({ ...s, providerRef: { type: "ClusterAPI", templateSet: "aws-eks" } })))).toMatch(
+      /spec\.providerRef\.templateSet: Invalid value: .*providerRef\.templateSet is immutable/,
     );
     expect(await rejection(replaceSpec("my-cluster", (s) => ({ ...s, nodeDiskSize: "1Gi" })))).toMatch(/spec\.nodeDiskSize: .*between 10Gi and 32768Gi/);
 

@@ -102,6 +102,42 @@ function verbsOf(rules: readonly Rule[], group: string, resource: string): strin
   return rules.filter((rule) => rule.apiGroups.includes(group) && rule.resources.includes(resource)).flatMap((rule) => rule.verbs).sort();
 }
 
+// Server-side apply that creates an object is authorised as create too, so every applied kind has create next to patch.
+const MANAGED = ["create", "delete", "get", "list", "patch", "watch"];
+
+/** What the controller does for OTC clusters: [group, resource, verbs]. */
+const OTC_GRANTS: [string, string, string[]][] = [
+  ["", "namespaces", ["create", "delete", "get"]],
+  ["", "secrets", ["create", "delete", "get", "patch"]],
+  ["vpc.opentelekomcloud.m.crossplane.io", "vpcv1s", MANAGED],
+  ["vpc.opentelekomcloud.m.crossplane.io", "subnetv1s", MANAGED],
+  ["vpc.opentelekomcloud.m.crossplane.io", "eipv1s", MANAGED],
+  ["cce.opentelekomcloud.m.crossplane.io", "clusterv3s", MANAGED],
+  ["cce.opentelekomcloud.m.crossplane.io", "nodepoolv3s", MANAGED],
+  ["compute.opentelekomcloud.m.crossplane.io", "keypairv2s", MANAGED],
+  ["opentelekomcloud.m.crossplane.io", "providerconfigs", ["create", "delete", "get", "patch"]],
+];
+
+/** The ClusterRole grants exactly `expected`: every row's verbs, and no (group, resource) beyond the rows. */
+function expectGrants(rules: readonly Rule[], expected: readonly [string, string, string[]][]): void {
+  for (const [group, resource, verbs] of expected) expect([group, resource, verbsOf(rules, group, resource)]).toEqual([group, resource, verbs]);
+  const granted = rules.flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.map((resource) => `${group}/${resource}`)));
+  expect([...new Set(granted)].sort()).toEqual(expected.map(([group, resource]) => `${group}/${resource}`).sort());
+  expect(rules.every((rule) => rule.resourceNames === undefined)).toBe(true);
+}
+
+/** Cluster API with an `objects` template set of CAPA's EKS kinds. */
+const CLUSTER_API = {
+  ...REQUIRED,
+  clusterApi: {
+    enabled: true,
+    templateResources: [
+      { apiGroups: ["infrastructure.cluster.x-k8s.io"], resources: ["awsmanagedclusters", "awsmanagedmachinepools"] },
+      { apiGroups: ["controlplane.cluster.x-k8s.io"], resources: ["awsmanagedcontrolplanes"] },
+    ],
+  },
+};
+
 describe("provider-controller chart: workload", () => {
   it("renders the ServiceAccount, RBAC and a Deployment of two replicas in the release namespace", async () => {
     const objects = await chart.template(REQUIRED);
@@ -202,6 +238,12 @@ describe("provider-controller chart: workload", () => {
     });
   });
 
+  it("with clusterApi.enabled: --cluster-api after the OTC flags, and nothing else changed", async () => {
+    const args = container(await chart.template({ ...REQUIRED, clusterApi: { enabled: true } })).args;
+    const at = DEFAULT_ARGS.indexOf("--kubeconfig-validity-days=365") + 1;
+    expect(args).toEqual([...DEFAULT_ARGS.slice(0, at), "--cluster-api", ...DEFAULT_ARGS.slice(at)]);
+  });
+
   it("without leader election: --leader-elect=false and no Role for a Lease", async () => {
     const objects = await chart.template({ ...REQUIRED, replicas: 1, leaderElection: { enabled: false } });
     const args = container(objects).args;
@@ -213,8 +255,11 @@ describe("provider-controller chart: workload", () => {
 });
 
 describe("provider-controller chart: RBAC", () => {
-  it("has no wildcard anywhere", async () => {
-    const objects = await chart.template(REQUIRED);
+  it.each([
+    ["by default", REQUIRED],
+    ["with Cluster API", CLUSTER_API],
+  ])("has no wildcard anywhere %s", async (_case, values) => {
+    const objects = await chart.template(values);
     const rules = [only<RoleObject>(objects, "ClusterRole"), only<RoleObject>(objects, "Role")].flatMap((role) => role.rules);
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) {
@@ -223,25 +268,24 @@ describe("provider-controller chart: RBAC", () => {
   });
 
   it("grants exactly what the controller does on the infrastructure cluster", async () => {
-    const rules = only<RoleObject>(await chart.template(REQUIRED), "ClusterRole").rules;
-    // Server-side apply that creates an object is authorised as create too, so every applied kind has create next to patch.
-    const managed = ["create", "delete", "get", "list", "patch", "watch"];
-    const expected: [string, string, string[]][] = [
-      ["", "namespaces", ["create", "delete", "get"]],
-      ["", "secrets", ["create", "delete", "get", "patch"]],
-      ["vpc.opentelekomcloud.m.crossplane.io", "vpcv1s", managed],
-      ["vpc.opentelekomcloud.m.crossplane.io", "subnetv1s", managed],
-      ["vpc.opentelekomcloud.m.crossplane.io", "eipv1s", managed],
-      ["cce.opentelekomcloud.m.crossplane.io", "clusterv3s", managed],
-      ["cce.opentelekomcloud.m.crossplane.io", "nodepoolv3s", managed],
-      ["compute.opentelekomcloud.m.crossplane.io", "keypairv2s", managed],
-      ["opentelekomcloud.m.crossplane.io", "providerconfigs", ["create", "delete", "get", "patch"]],
-    ];
-    for (const [group, resource, verbs] of expected) expect([group, resource, verbsOf(rules, group, resource)]).toEqual([group, resource, verbs]);
-    // Nothing beyond the table: every (group, resource) granted is one of the rows.
-    const granted = rules.flatMap((rule) => rule.apiGroups.flatMap((group) => rule.resources.map((resource) => `${group}/${resource}`)));
-    expect([...new Set(granted)].sort()).toEqual(expected.map(([group, resource]) => `${group}/${resource}`).sort());
-    expect(rules.every((rule) => rule.resourceNames === undefined)).toBe(true);
+    expectGrants(only<RoleObject>(await chart.template(REQUIRED), "ClusterRole").rules, OTC_GRANTS);
+  });
+
+  it("with clusterApi.enabled grants reading the template sets, Cluster API Clusters and the template kinds named, no more", async () => {
+    expectGrants(only<RoleObject>(await chart.template({ ...REQUIRED, clusterApi: { enabled: true } }), "ClusterRole").rules, [
+      ...OTC_GRANTS,
+      ["capi.clusters.edgeconnect.eu", "providerconfigs", ["get", "list", "watch"]],
+      ["cluster.x-k8s.io", "clusters", MANAGED],
+    ]);
+    const template = ["create", "delete", "get", "patch"];
+    expectGrants(only<RoleObject>(await chart.template(CLUSTER_API), "ClusterRole").rules, [
+      ...OTC_GRANTS,
+      ["capi.clusters.edgeconnect.eu", "providerconfigs", ["get", "list", "watch"]],
+      ["cluster.x-k8s.io", "clusters", MANAGED],
+      ["infrastructure.cluster.x-k8s.io", "awsmanagedclusters", template],
+      ["infrastructure.cluster.x-k8s.io", "awsmanagedmachinepools", template],
+      ["controlplane.cluster.x-k8s.io", "awsmanagedcontrolplanes", template],
+    ]);
   });
 
   it("grants the Lease: create, and get and update of the Lease by name, in its namespace only", async () => {
@@ -279,6 +323,9 @@ describe("provider-controller chart: missing, malformed and contradictory values
     ["zero reconciles", { ...REQUIRED, maxConcurrentReconciles: 0 }, "at '/maxConcurrentReconciles'"],
     ["an invalid Secret name", { kcp: { kubeconfigSecret: { ...secret, name: "Kcp_Secret" } } }, "at '/kcp/kubeconfigSecret/name'"],
     ["an empty command", { ...REQUIRED, command: [] }, "at '/command'"],
+    ["template kinds without Cluster API", { ...REQUIRED, clusterApi: { templateResources: CLUSTER_API.clusterApi.templateResources } }, "clusterApi.templateResources needs clusterApi.enabled"],
+    ["a wildcard template kind", { ...REQUIRED, clusterApi: { enabled: true, templateResources: [{ apiGroups: ["infrastructure.cluster.x-k8s.io"], resources: ["*"] }] } }, "at '/clusterApi/templateResources/0/resources/0'"],
+    ["a template kind without group", { ...REQUIRED, clusterApi: { enabled: true, templateResources: [{ resources: ["awsmanagedclusters"] }] } }, "at '/clusterApi/templateResources/0'"],
   ];
 
   it.each(cases)("%s", async (_name, values, message) => {
@@ -322,6 +369,7 @@ describeInfra(`provider-controller chart against the infrastructure cluster (${s
       },
     ],
     ["one replica without leader election", { ...REQUIRED, replicas: 1, leaderElection: { enabled: false } }],
+    ["Cluster API with template kinds", CLUSTER_API],
   ];
 
   it.each(valueSets)("accepts every object rendered for %s", async (_name, values) => {

@@ -58,6 +58,9 @@ still checks everything. Types and formats are values.schema.json's job.
 {{- if and $v.leaderElection.enabled (not $v.leaderElection.name) }}
 {{- fail "leaderElection.name must be set when leader election is enabled" }}
 {{- end }}
+{{- if and $v.clusterApi.templateResources (not $v.clusterApi.enabled) }}
+{{- fail "clusterApi.templateResources needs clusterApi.enabled: without Cluster API the controller makes no template objects" }}
+{{- end }}
 {{- if eq (int $v.metrics.port) (int $v.healthProbe.port) }}
 {{- fail "metrics.port and healthProbe.port must differ" }}
 {{- end }}
@@ -79,6 +82,9 @@ still checks everything. Types and formats are values.schema.json's job.
 - --otc-timeout={{ .Values.otc.timeout }}
 - --credential-cache-ttl={{ .Values.credentialCacheTtl }}
 - --kubeconfig-validity-days={{ .Values.kubeconfigValidityDays }}
+{{- if .Values.clusterApi.enabled }}
+- --cluster-api
+{{- end }}
 {{- if .Values.leaderElection.enabled }}
 - --leader-elect=true
 - --leader-elect-resource-namespace={{ include "provider-controller.leaseNamespace" . }}

@@ -150,16 +150,21 @@ describe("generated types", () => {
       spec: { credentials: { source: "Secret", secretRef: { namespace: "default", name: "provider-credentials", key: "credentials" } } },
       status: { authMode: "AccessKey", conditions: [{ type: "CredentialsValid", status: "True", lastTransitionTime: "2026-01-01T00:00:00Z", reason: "Authenticated", message: "" }] },
     };
+    const spec: NonNullable<KubernetesCluster["spec"]> = {
+      machineCapabilitiesRef: { name: "my-capabilities" },
+      nodeCount: 3,
+      nodeDiskSize: "100Gi",
+      providerRef: { type: "OTC", configRef: { name: "my-provider" } },
+      kubernetes: { version: "1.28.0" },
+    };
     const cluster: KubernetesCluster = {
       metadata: { name: "my-cluster", namespace: "default" },
-      spec: {
-        machineCapabilitiesRef: { name: "my-capabilities" },
-        nodeCount: 3,
-        nodeDiskSize: "100Gi",
-        providerRef: { type: "OTC", configRef: { name: "my-provider" } },
-        kubernetes: { version: "1.28.0" },
-      },
+      spec,
       status: { phase: "Pending", flavor: { name: "s3.xlarge.4", zone: "random", source: "Matched", reason: "smallest match", rejected: [{ flavor: "s3.large.2", reason: "2 vCPUs" }] } },
+    };
+    const capi: KubernetesCluster = {
+      metadata: { name: "capi-cluster", namespace: "default" },
+      spec: { ...spec, providerRef: { type: "ClusterAPI", templateSet: "in-memory" }, kubernetes: { version: "v1.37" } },
     };
     const flavor: ProviderMachineFlavor = {
       metadata: { name: "otc-c3-large" },
@@ -167,7 +172,7 @@ describe("generated types", () => {
     };
     // What clients take (an index signature all the way down): our types are type aliases, so they fit.
     type Loose = { [key: string]: unknown; metadata?: { [key: string]: unknown } };
-    const loose: Loose[] = [capabilities, config, cluster, flavor];
-    expect(loose).toHaveLength(4);
+    const loose: Loose[] = [capabilities, config, cluster, capi, flavor];
+    expect(loose).toHaveLength(5);
   });
 });

@@ -274,7 +274,11 @@ export class AccessRequestReconciler implements Reconciler {
       conditions,
       ...(outcome.phase === "Granted" ? { secretRef: { name: outcome.secretName } } : {}),
     };
-    await applyStatus(client, objectPath(ACCESS_REQUEST, ar.metadata.namespace, ar.metadata.name ?? ""), ar, status, FIELD_MANAGER);
+    // Guarded: a status from an overtaken read would put back an old phase and generation, and a
+    // Granted request whose observedGeneration lags its generation is no provider's any more.
+    await applyStatus(client, objectPath(ACCESS_REQUEST, ar.metadata.namespace, ar.metadata.name ?? ""), ar, status, FIELD_MANAGER, {
+      ...(ar.metadata.resourceVersion === undefined ? {} : { resourceVersion: ar.metadata.resourceVersion }),
+    });
     if (outcome.phase === "Denied" && ar.status?.phase !== "Denied") {
       const reason = outcome.conditions[0];
       if (reason !== undefined) this.options.recorder.event(ar, "Warning", reason.reason, reason.message);

@@ -23,7 +23,7 @@ export function cluster(status?: KubernetesClusterStatus, spec?: KubernetesClust
 
 export interface StatusHarness {
   readonly scope: ClusterScope;
-  written(): KubernetesClusterStatus | undefined;
+  readonly written: () => KubernetesClusterStatus | undefined;
   readonly recorder: EventRecorder;
   readonly events: { reason?: string; type?: string }[];
 }

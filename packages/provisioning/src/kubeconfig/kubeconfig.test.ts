@@ -97,7 +97,7 @@ describe("kubeconfigForTenant", () => {
 
   it("keeps a token user as it is", () => {
     const result = kubeconfigForTenant(capi({ users: [{ name: "default-my-cluster-1a2b3c4d-admin", user: { token: "t0ken" } }] }), "my-cluster");
-    expect(result.ok && parse(result.kubeconfig).users).toEqual([{ name: "my-cluster", user: { token: "t0ken" } }]);
+    expect(result.ok && (parse(result.kubeconfig) as { users: unknown }).users).toEqual([{ name: "my-cluster", user: { token: "t0ken" } }]);
   });
 
   it.each<[string, string, RegExp]>([

@@ -10,7 +10,7 @@ import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import { connectFromEnv, eventually, holds } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { conditionTime, ownedConditions, type Condition, type ConditionUpdate } from "./conditions.js";
-import { applyStatus, FieldConflictError } from "./writes.js";
+import { applyStatus, FieldConflictError, StaleObjectError } from "./writes.js";
 
 const { infra } = connectFromEnv();
 const describeInfra = "skipped" in infra ? describe.skip : describe;
@@ -135,5 +135,18 @@ describeInfra("applyStatus on a real API server", () => {
     expect((error as FieldConflictError).fields).toEqual([".status.phase"]);
     expect((error as FieldConflictError).message).toContain('conflict with "cluster-controller"');
     expect((await client.get<Probe>(path)).status?.phase).toBe("Provisioning");
+  });
+
+  it("refuses a status guarded by a resourceVersion that another write has overtaken, as StaleObjectError", async () => {
+    const { path, name } = await probe();
+    const target = { ...identity, metadata: { name, namespace } };
+    const read = await client.get<Probe>(path);
+    await applyStatus(client, path, target, { phase: "Provisioning" }, "cluster-controller");
+    const error = await applyStatus(client, path, target, { phase: "Ready" }, "cluster-controller", { resourceVersion: read.metadata?.resourceVersion ?? "" }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(StaleObjectError);
+    expect((await client.get<Probe>(path)).status?.phase).toBe("Provisioning");
+    const fresh = await client.get<Probe>(path);
+    await applyStatus(client, path, target, { phase: "Ready" }, "cluster-controller", { resourceVersion: fresh.metadata?.resourceVersion ?? "" });
+    expect((await client.get<Probe>(path)).status?.phase).toBe("Ready");
   });
 });

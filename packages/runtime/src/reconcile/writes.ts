@@ -29,6 +29,12 @@ export interface WriteOptions {
 export interface ApplyStatusOptions extends WriteOptions {
   /** Take over conflicting fields (default true; see the module comment). */
   readonly force?: boolean;
+  /**
+   * Apply only to this version of the object: a status computed from a read
+   * that another write has overtaken (a spec change, another writer's phase)
+   * fails with StaleObjectError instead of putting the old state back.
+   */
+  readonly resourceVersion?: string;
 }
 
 /** What the finalizer writes read of an object; any KubeObject, read-only or not, has it. */
@@ -158,7 +164,8 @@ export async function applyStatus<T extends KubeObject>(
 ): Promise<T> {
   const { apiVersion, kind, metadata } = identity;
   // Status is read by whoever may read the object: no credential this process holds may reach it.
-  const body = { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace }, status: scrubDeep(status) };
+  const guard = options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion };
+  const body = { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace, ...guard }, status: scrubDeep(status) };
   try {
     return await client.request<T>("PATCH", `${path}/status`, {
       body,
@@ -167,7 +174,11 @@ export async function applyStatus<T extends KubeObject>(
       signal: options.signal,
     });
   } catch (err) {
-    if (err instanceof HttpStatusError && err.status === 409) throw new FieldConflictError(`${path}/status`, err);
+    if (err instanceof HttpStatusError && err.status === 409) {
+      throw options.resourceVersion !== undefined && err.statusObject?.reason === "Conflict" && (err.statusObject.details?.causes ?? []).length === 0
+        ? new StaleObjectError(`${path}/status`, err)
+        : new FieldConflictError(`${path}/status`, err);
+    }
     throw err;
   }
 }
