@@ -1,8 +1,9 @@
 /**
- * @edgeconnect/provider-controller: tenants order OTC Kubernetes clusters
- * from their kcp workspaces; the controller provisions them through
- * Crossplane into `kcp-<fingerprint>` namespaces on the infrastructure
- * cluster and hands back a kubeconfig Secret.
+ * @edgeconnect/provider-controller: tenants order Kubernetes clusters from
+ * their kcp workspaces; the controller provisions them into
+ * `kcp-<fingerprint>` namespaces on the infrastructure cluster, through
+ * Crossplane on OTC or, with `--cluster-api`, through Cluster API from a
+ * template set, and hands back a kubeconfig Secret.
  *
  * @module
  */

@@ -66,7 +66,15 @@ export async function provisionClusterApi(context: ProvisionContext, pass: Pass,
   }
   const namespace = tenantNamespace(request.cluster);
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
-  const existing = context.infra.list<ClusterApiCluster>(CLUSTER_API_CLUSTER, namespace.name).find((obj) => obj.metadata?.name === names.clusterApiCluster && ownedBy(obj, request));
+  const setName = kc.spec.providerRef.templateSet ?? "";
+  // The cache holds only objects with our marks; one of the name without them is only seen by asking.
+  const existing =
+    context.infra.list<ClusterApiCluster>(CLUSTER_API_CLUSTER, namespace.name).find((obj) => obj.metadata?.name === names.clusterApiCluster) ??
+    (await pass.writes.get<ClusterApiCluster>(CLUSTER_API_CLUSTER, namespace.name, names.clusterApiCluster));
+  if (existing !== undefined && !ownedBy(existing, request)) {
+    report.refuse("NameConflict", "the infrastructure already holds a cluster of this cluster's infrastructure name that is not this cluster's; nothing was changed. Contact the platform team");
+    return { requeueAfterMs: RESYNC_READY_MS };
+  }
   const plan = planClusterApi(context.clusterApi, request, kc, names, existing?.metadata?.annotations?.[KUBERNETES_VERSION_ANNOTATION]);
   if (!plan.ok) {
     if (plan.reason === REASON.UnsupportedChange) report.refuse(plan.reason, plan.message);
@@ -75,19 +83,13 @@ export async function provisionClusterApi(context: ProvisionContext, pass: Pass,
   }
   const kinds = await templateKinds(pass.writes, plan.objects);
   if (!kinds.ok) {
-    report.fail(CONDITION.TemplateSetValid, REASON.InvalidTemplate, `template set "${kc.spec.providerRef.templateSet ?? ""}" cannot be used: ${kinds.message}; ask the platform team to fix it`);
+    report.fail(CONDITION.TemplateSetValid, REASON.InvalidTemplate, `template set "${setName}" cannot be used: ${kinds.message}; ask the platform team to fix it`);
     return { requeueAfterMs: RESYNC_READY_MS };
   }
-  report.pass(CONDITION.TemplateSetValid, "Resolved", `template set "${kc.spec.providerRef.templateSet ?? ""}" with Kubernetes ${plan.version}`);
+  report.pass(CONDITION.TemplateSetValid, "Resolved", `template set "${setName}" with Kubernetes ${plan.version}`);
 
   if (!(await claimNamespace(pass.writes, namespace, request.cluster))) {
     report.refuse(REASON.TenantNamespaceConflict, "the infrastructure namespace of this workspace belongs to another workspace; nothing was created. Contact the platform team");
-    return { requeueAfterMs: RESYNC_READY_MS };
-  }
-  // The cache holds only objects with our marks; one of the name without them is only seen by asking.
-  const found = existing ?? (await pass.writes.get<ClusterApiCluster>(CLUSTER_API_CLUSTER, namespace.name, names.clusterApiCluster));
-  if (found !== undefined && !ownedBy(found, request)) {
-    report.refuse("NameConflict", "the infrastructure already holds a cluster of this cluster's infrastructure name that is not this cluster's; nothing was changed. Contact the platform team");
     return { requeueAfterMs: RESYNC_READY_MS };
   }
 
@@ -98,7 +100,7 @@ export async function provisionClusterApi(context: ProvisionContext, pass: Pass,
   } catch (err) {
     if (!(err instanceof HttpStatusError && (err.status === 400 || err.status === 422))) throw err;
     // Admission's verdict on the platform team's template; the tenant can only pass it on.
-    report.fail(CONDITION.TemplateSetValid, REASON.InvalidTemplate, `the infrastructure refused template set "${kc.spec.providerRef.templateSet ?? ""}": ${err.statusObject?.message ?? err.message}; ask the platform team to fix it`);
+    report.fail(CONDITION.TemplateSetValid, REASON.InvalidTemplate, `the infrastructure refused template set "${setName}": ${err.statusObject?.message ?? err.message}; ask the platform team to fix it`);
     return { requeueAfterMs: RESYNC_READY_MS };
   }
 

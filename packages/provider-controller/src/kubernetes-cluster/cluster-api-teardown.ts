@@ -8,8 +8,8 @@
  *
  * Only objects with this cluster's owner marks are deleted: one of the name
  * that is not ours is left alone. The template's objects are found by
- * rendering the template set again; when it is gone by then, what it made
- * stays until the tenant namespace goes. With `--cluster-api` off nothing
+ * rendering the template set again; when it is gone or no longer renders
+ * by then, what it made stays until the tenant namespace goes. With `--cluster-api` off nothing
  * of Cluster API is looked at (the controller has no access to it then).
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
