@@ -4,6 +4,8 @@
  * - `RestClient`: JSON requests and watches on any path, kcp's
  *   `/clusters/<name>`, `/clusters/*` and virtual-workspace URLs included, with
  *   credentials and TLS from a kubeconfig.
+ * - `ApiDiscovery`: which resource serves a kind, for objects of kinds not
+ *   known in advance (manifests, templates).
  * - Logical-cluster identity: the `kcp.io/cluster` annotation and the tenant
  *   `fingerprint` (first 12 hex characters of SHA-256).
  * - Types of kcp's API objects, generated from kcp's own CRDs at the pinned
@@ -12,6 +14,7 @@
  *
  * @module
  */
+export { ApiDiscovery, UnknownKindError, type DiscoveredResource } from "./api-discovery.js";
 export { HttpStatusError, type Status } from "./errors.js";
 export { kubeconfigCredentials, type KubeconfigCredential } from "./kubeconfig-credentials.js";
 export { CLUSTER_ANNOTATION, clusterOf, fingerprint } from "./logical-cluster.js";

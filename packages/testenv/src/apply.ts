@@ -4,16 +4,10 @@
  * need no table here.
  */
 import { parseAllDocuments } from "yaml";
-import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { ApiDiscovery, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 
 /** What applying needs of a client: discovery reads and server-side apply. */
 export type ManifestTarget = Pick<RestClient, "server" | "get" | "apply">;
-
-interface ApiResource {
-  name: string;
-  kind: string;
-  namespaced: boolean;
-}
 
 export const TESTENV_FIELD_MANAGER = "edgeconnect-testenv";
 
@@ -31,13 +25,9 @@ export async function objectPath(client: ManifestTarget, obj: KubeObject): Promi
   if (apiVersion === undefined || kind === undefined || name === undefined) {
     throw new Error(`manifest needs apiVersion, kind and metadata.name: ${JSON.stringify(obj).slice(0, 200)}`);
   }
-  const groupPath = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  const discovery = await client.get<{ resources: ApiResource[] }>(groupPath);
-  const resource = discovery.resources.find((r) => r.kind === kind && !r.name.includes("/"));
-  if (resource === undefined) throw new Error(`${client.server} does not serve ${kind} in ${apiVersion}`);
-  const namespace = obj.metadata?.namespace ?? "default";
-  const scope = resource.namespaced ? `/namespaces/${namespace}` : "";
-  return `${groupPath}${scope}/${resource.name}/${name}`;
+  const discovery = new ApiDiscovery(client);
+  if ((await discovery.served(apiVersion, kind)) === undefined) throw new Error(`${client.server} does not serve ${kind} in ${apiVersion}`);
+  return discovery.objectPath(apiVersion, kind, obj.metadata?.namespace ?? "default", name);
 }
 
 /** Applies each object in order and returns what the server stored. */

@@ -5,7 +5,7 @@
  * tenant's cluster at once), and the few writes we make, each bound to the
  * reconcile's signal and confined to one tenant namespace by the caller.
  */
-import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { ApiDiscovery, HttpStatusError, type DiscoveredResource, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
 
@@ -32,12 +32,7 @@ export const NAMESPACES: InfraKind = { apiVersion: "v1", kind: "Namespace", plur
 export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "secrets" };
 
 /** A kind as the API server's discovery serves it. */
-export interface ServedKind extends InfraKind {
-  readonly namespaced: boolean;
-}
-
-/** Discovery documents by apiVersion: the kinds of the group-version, by kind. */
-type Discovered = Map<string, ReadonlyMap<string, ServedKind>>;
+export type ServedKind = DiscoveredResource;
 
 /**
  * Reflectors over the kinds we manage, limited by label to our own objects,
@@ -48,12 +43,14 @@ export class InfrastructureCluster {
   private readonly stores = new Map<string, Store>();
   private readonly reflectors = new Map<string, Reflector>();
   // Template kinds are the platform team's choice; their plurals come from discovery, kept for every reconcile.
-  private readonly discovered: Discovered = new Map();
+  private readonly discovery: ApiDiscovery;
 
   constructor(
     private readonly client: RestClient,
     private readonly logger?: ReflectorLogger,
-  ) {}
+  ) {
+    this.discovery = new ApiDiscovery(client);
+  }
 
   /** Starts caching `kind` (our objects only), telling `handlers` of changes. */
   watch(kind: InfraKind, handlers: EventHandlers): void {
@@ -91,7 +88,7 @@ export class InfrastructureCluster {
 
   /** The same client with every call bound to `signal`: a reconcile's view. */
   bound(signal: AbortSignal): InfrastructureWrites {
-    return new InfrastructureWrites(this.client.withSignal(signal), this.discovered);
+    return new InfrastructureWrites(this.client.withSignal(signal), this.discovery, signal);
   }
 }
 
@@ -99,13 +96,13 @@ export class InfrastructureCluster {
 export class InfrastructureWrites {
   constructor(
     private readonly client: RestClient,
-    private readonly discovered: Discovered,
+    private readonly discovery: ApiDiscovery,
+    private readonly signal: AbortSignal,
   ) {}
 
   /** The kind `apiVersion`/`kind` as served; undefined when the API server serves no such kind. */
   async served(apiVersion: string, kind: string): Promise<ServedKind | undefined> {
-    // A kind missing from a cached document may have been installed since: one fresh look before giving up.
-    return this.discovered.get(apiVersion)?.get(kind) ?? (await this.discover(apiVersion)).get(kind);
+    return this.discovery.served(apiVersion, kind, this.signal);
   }
 
   async getNamespace(name: string): Promise<Namespace | undefined> {
@@ -163,20 +160,4 @@ export class InfrastructureWrites {
     return (await this.get(kind, namespace, name)) === undefined;
   }
 
-  private async discover(apiVersion: string): Promise<ReadonlyMap<string, ServedKind>> {
-    let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
-    try {
-      list = await this.client.get(apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`);
-    } catch (err) {
-      if (err instanceof HttpStatusError && err.status === 404) return new Map();
-      throw err;
-    }
-    const kinds = new Map<string, ServedKind>();
-    // Subresources (`clusters/status`) carry their parent's kind.
-    for (const resource of list.resources ?? []) {
-      if (!resource.name.includes("/") && !kinds.has(resource.kind)) kinds.set(resource.kind, { apiVersion, kind: resource.kind, plural: resource.name, namespaced: resource.namespaced });
-    }
-    this.discovered.set(apiVersion, kinds);
-    return kinds;
-  }
 }

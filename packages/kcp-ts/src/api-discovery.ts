@@ -3,11 +3,15 @@
  * discovery documents: templated objects may be of any provider's kinds, so
  * their paths cannot be known in advance. One document per group-version is
  * cached; a kind missing from it is looked up again once (the provider's CRD
- * may have arrived since), then reported to the platform team.
+ * may have arrived since). A group-version the server does not serve is
+ * looked up again on each call, since its CRD may come at any time.
  */
-import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
+import { HttpStatusError } from "./errors.js";
+import type { RestClient } from "./rest-client.js";
 
 export interface DiscoveredResource {
+  readonly apiVersion: string;
+  readonly kind: string;
   readonly plural: string;
   readonly namespaced: boolean;
 }
@@ -26,12 +30,14 @@ export class ApiDiscovery {
   constructor(private readonly client: Pick<RestClient, "get">) {}
 
   async resourceFor(apiVersion: string, kind: string, signal?: AbortSignal): Promise<DiscoveredResource> {
-    const cached = this.cache.get(apiVersion)?.get(kind);
-    if (cached !== undefined) return cached;
-    const fresh = await this.fetch(apiVersion, signal);
-    const found = fresh.get(kind);
+    const found = await this.served(apiVersion, kind, signal);
     if (found === undefined) throw new UnknownKindError(`the API server serves no kind ${kind} in ${apiVersion}; is its provider installed?`);
     return found;
+  }
+
+  /** The kind as served, or undefined when the API server serves no such kind (or group-version). */
+  async served(apiVersion: string, kind: string, signal?: AbortSignal): Promise<DiscoveredResource | undefined> {
+    return this.cache.get(apiVersion)?.get(kind) ?? (await this.fetch(apiVersion, signal)).get(kind);
   }
 
   /** The object's path; `namespace` is ignored for cluster-scoped kinds. */
@@ -48,13 +54,13 @@ export class ApiDiscovery {
     try {
       list = await this.client.get<ResourceList>(path, { ...(signal ? { signal } : {}) });
     } catch (err) {
-      if (err instanceof HttpStatusError && err.status === 404) throw new UnknownKindError(`the API server serves no ${apiVersion}; is its provider installed?`);
+      if (err instanceof HttpStatusError && err.status === 404) return new Map();
       throw err;
     }
     const kinds = new Map<string, DiscoveredResource>();
     // Subresources (`clusters/status`) share their parent's kind and come after it.
     for (const resource of list.resources ?? []) {
-      if (!resource.name.includes("/") && !kinds.has(resource.kind)) kinds.set(resource.kind, { plural: resource.name, namespaced: resource.namespaced });
+      if (!resource.name.includes("/") && !kinds.has(resource.kind)) kinds.set(resource.kind, { apiVersion, kind: resource.kind, plural: resource.name, namespaced: resource.namespaced });
     }
     this.cache.set(apiVersion, kinds);
     return kinds;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { HttpStatusError, type RequestOptionsLite, type RestClient } from "@edgeconnect/kcp-ts";
+import { HttpStatusError } from "./errors.js";
+import type { RequestOptionsLite, RestClient } from "./rest-client.js";
 import { ApiDiscovery, UnknownKindError } from "./api-discovery.js";
 
 type Resource = { name: string; kind: string; namespaced: boolean };
@@ -56,13 +57,13 @@ describe("ApiDiscovery.resourceFor", () => {
     ["infrastructure.cluster.x-k8s.io/v1beta2", "AWSClusterControllerIdentity", "/apis/infrastructure.cluster.x-k8s.io/v1beta2", { plural: "awsclustercontrolleridentities", namespaced: false }],
   ])("finds %s %s in %s", async (apiVersion, kind, path, resource) => {
     const { api, server } = discovery({ "/api/v1": [CORE], "/apis/cluster.x-k8s.io/v1beta2": [CAPI], "/apis/infrastructure.cluster.x-k8s.io/v1beta2": [AWS] });
-    await expect(api.resourceFor(apiVersion, kind)).resolves.toEqual(resource);
+    await expect(api.resourceFor(apiVersion, kind)).resolves.toMatchObject(resource);
     expect(server.paths()).toEqual([path]);
   });
 
   it("takes the resource, not a subresource listed before it", async () => {
     const { api } = discovery({ "/apis/cluster.x-k8s.io/v1beta2": [CAPI] });
-    await expect(api.resourceFor("cluster.x-k8s.io/v1beta2", "Cluster")).resolves.toEqual({ plural: "clusters", namespaced: true });
+    await expect(api.resourceFor("cluster.x-k8s.io/v1beta2", "Cluster")).resolves.toMatchObject({ plural: "clusters", namespaced: true });
   });
 
   it("does not take a subresource as the kind of its own", async () => {
@@ -73,7 +74,7 @@ describe("ApiDiscovery.resourceFor", () => {
   it("asks once for two lookups in one group-version", async () => {
     const { api, server } = discovery({ "/apis/cluster.x-k8s.io/v1beta2": [CAPI] });
     await api.resourceFor("cluster.x-k8s.io/v1beta2", "Cluster");
-    await expect(api.resourceFor("cluster.x-k8s.io/v1beta2", "ClusterClass")).resolves.toEqual({ plural: "clusterclasses", namespaced: true });
+    await expect(api.resourceFor("cluster.x-k8s.io/v1beta2", "ClusterClass")).resolves.toMatchObject({ plural: "clusterclasses", namespaced: true });
     await api.resourceFor("cluster.x-k8s.io/v1beta2", "Cluster");
     expect(server.paths()).toEqual(["/apis/cluster.x-k8s.io/v1beta2"]);
   });
@@ -106,7 +107,7 @@ describe("ApiDiscovery.resourceFor", () => {
     const withMachines = [...CAPI, { name: "machinedeployments", kind: "MachineDeployment", namespaced: true }];
     const { api, server } = discovery({ "/apis/cluster.x-k8s.io/v1beta2": [CAPI, withMachines] });
     await api.resourceFor("cluster.x-k8s.io/v1beta2", "Cluster");
-    await expect(api.resourceFor("cluster.x-k8s.io/v1beta2", "MachineDeployment")).resolves.toEqual({ plural: "machinedeployments", namespaced: true });
+    await expect(api.resourceFor("cluster.x-k8s.io/v1beta2", "MachineDeployment")).resolves.toMatchObject({ plural: "machinedeployments", namespaced: true });
     await api.resourceFor("cluster.x-k8s.io/v1beta2", "MachineDeployment");
     expect(server.paths()).toHaveLength(2);
   });
@@ -115,7 +116,7 @@ describe("ApiDiscovery.resourceFor", () => {
     const { api, server } = discovery({});
     const lookup = api.resourceFor("infrastructure.cluster.x-k8s.io/v1beta2", "AWSCluster");
     await expect(lookup).rejects.toThrow(UnknownKindError);
-    await expect(lookup).rejects.toThrow("the API server serves no infrastructure.cluster.x-k8s.io/v1beta2; is its provider installed?");
+    await expect(lookup).rejects.toThrow("the API server serves no kind AWSCluster in infrastructure.cluster.x-k8s.io/v1beta2; is its provider installed?");
     expect(server.paths()).toEqual(["/apis/infrastructure.cluster.x-k8s.io/v1beta2"]);
   });
 
@@ -131,7 +132,7 @@ describe("ApiDiscovery.resourceFor", () => {
   it("caches nothing after a failure", async () => {
     const { api, server } = discovery({ "/apis/x.example/v1": [new TypeError("fetch failed"), [{ name: "widgets", kind: "Widget", namespaced: true }]] });
     await expect(api.resourceFor("x.example/v1", "Widget")).rejects.toThrow("fetch failed");
-    await expect(api.resourceFor("x.example/v1", "Widget")).resolves.toEqual({ plural: "widgets", namespaced: true });
+    await expect(api.resourceFor("x.example/v1", "Widget")).resolves.toMatchObject({ plural: "widgets", namespaced: true });
     expect(server.paths()).toHaveLength(2);
   });
 
@@ -168,5 +169,16 @@ describe("ApiDiscovery.objectPath", () => {
   it("refuses a kind the server does not serve", async () => {
     const { api } = discovery({ "/api/v1": [CORE] });
     await expect(api.objectPath("v1", "Pod", "ns", "p")).rejects.toThrow(UnknownKindError);
+  });
+});
+
+describe("ApiDiscovery.served", () => {
+  it("names the kind it found, and answers undefined for a group-version the server does not serve, asking again next time", async () => {
+    const notFound = new HttpStatusError("GET", "/apis/x.example/v1", 404, "");
+    const { api, server } = discovery({ "/api/v1": [CORE], "/apis/x.example/v1": [notFound, notFound] });
+    await expect(api.served("v1", "Secret")).resolves.toEqual({ apiVersion: "v1", kind: "Secret", plural: "secrets", namespaced: true });
+    await expect(api.served("x.example/v1", "Widget")).resolves.toBeUndefined();
+    await expect(api.served("x.example/v1", "Widget")).resolves.toBeUndefined();
+    expect(server.paths()).toEqual(["/api/v1", "/apis/x.example/v1", "/apis/x.example/v1"]);
   });
 });
