@@ -18,7 +18,7 @@
  */
 import type { AccessRequestV1alpha1, AccessRequestV1alpha1Status } from "@edgeconnect/capi-provider-api";
 import { ACCESS_REQUEST, objectPath } from "@edgeconnect/capi-provider-api";
-import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { deleteIfPresent, getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import {
   applyStatus,
   finalize,
@@ -40,7 +40,6 @@ import { accessSecretData, accessSecretName, accessSecretTimes, tokenKubeconfig 
 import { accessObjects, renderTokenAccess, staleObjects, TokenAccessError, type AccessObject, type TokenAccess } from "../access/token-access.js";
 import { DurationError, needsRenewal, renewAt, tokenExpirationSeconds } from "../access/token-lifetime.js";
 import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
-import { deleteIfPresent, getIfPresent } from "../kube/not-found.js";
 import { REQUEST_PHASE } from "../openmcp/constants.js";
 import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
 import { isResponsibleForAccessRequest } from "../openmcp/responsibility.js";

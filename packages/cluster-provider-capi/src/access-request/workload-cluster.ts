@@ -6,10 +6,9 @@
  * this process, and the access it grants is handed out only as narrower,
  * expiring ServiceAccount tokens.
  */
-import type { RestClient } from "@edgeconnect/kcp-ts";
+import { getIfPresent, type RestClient } from "@edgeconnect/kcp-ts";
 import { RestClient as Client } from "@edgeconnect/kcp-ts";
 import { parse } from "yaml";
-import { getIfPresent } from "../kube/not-found.js";
 
 export interface WorkloadCluster {
   readonly client: RestClient;

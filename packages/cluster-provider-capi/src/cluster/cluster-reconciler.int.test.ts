@@ -13,12 +13,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { CAPI_CLUSTER, CLUSTER_PROFILE, collectionPath, objectPath, OPENMCP_CLUSTER, PROVIDER_CONFIG, type ProviderConfigV1alpha1Spec } from "@edgeconnect/capi-provider-api";
-import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { applyCrds, connectFromEnv, eventually, holds, waitForObject, waitUntilGone } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
-import { getIfPresent } from "../kube/not-found.js";
 import { FINALIZERS } from "../provider/provider-identity.js";
 import { ENVIRONMENT, PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";
 import type { CapiCluster } from "./cluster-reconciler.js";

@@ -18,7 +18,7 @@
  */
 import type { ClusterV1alpha1Status, ClusterV1beta2 } from "@edgeconnect/capi-provider-api";
 import { CAPI_CLUSTER, OPENMCP_CLUSTER, objectPath } from "@edgeconnect/capi-provider-api";
-import { ApiDiscovery, HttpStatusError, UnknownKindError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { ApiDiscovery, deleteIfPresent, getIfPresent, HttpStatusError, type KubeObject, type RestClient, UnknownKindError } from "@edgeconnect/kcp-ts";
 import {
   clusterApiReadiness,
   ClusterTemplateError,
@@ -48,7 +48,6 @@ import {
 import type { ClusterProfile, OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
 import { configKey } from "../config/provider-config-reconciler.js";
 import { APISERVER_ENDPOINT, K8S_VERSION_LABEL, PROVIDER_LABEL } from "../openmcp/constants.js";
-import { deleteIfPresent, getIfPresent } from "../kube/not-found.js";
 import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
 import { profileBelongsTo } from "../openmcp/responsibility.js";
 import { commonPhase } from "../openmcp/status-phase.js";

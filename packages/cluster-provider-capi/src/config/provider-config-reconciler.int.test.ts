@@ -24,11 +24,10 @@ import {
   type ApiResource,
   type ProviderConfigV1alpha1Spec,
 } from "@edgeconnect/capi-provider-api";
-import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { deleteIfPresent, getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { connectFromEnv, eventually, holds, waitForObject, waitUntilGone } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { deleteIfPresent, getIfPresent } from "../kube/not-found.js";
 import { OPERATION_ANNOTATION } from "../openmcp/constants.js";
 import { FINALIZERS } from "../provider/provider-identity.js";
 import { ENVIRONMENT, PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";

@@ -23,7 +23,7 @@ import type {
   ProviderConfigV1alpha1Status,
 } from "@edgeconnect/capi-provider-api";
 import { CLUSTER_PROFILE, INFRASTRUCTURE_PROVIDER, objectPath, PROVIDER_CONFIG } from "@edgeconnect/capi-provider-api";
-import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
+import { deleteIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { normalizeClusterApiVersion, validateClusterTemplate, type ClusterTemplate } from "@edgeconnect/provisioning";
 import {
   applyStatus,
@@ -42,7 +42,6 @@ import {
 } from "@edgeconnect/runtime";
 import { clusterProfileName, ProfileNameError } from "../openmcp/profile-naming.js";
 import { commonPhase } from "../openmcp/status-phase.js";
-import { deleteIfPresent } from "../kube/not-found.js";
 import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
 import { FIELD_MANAGER, FINALIZERS, MANAGED_BY, type ProviderIdentity } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";

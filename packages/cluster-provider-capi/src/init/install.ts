@@ -13,10 +13,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { CORE_PROVIDER, CRD_FILES, objectPath } from "@edgeconnect/capi-provider-api";
-import { ApiDiscovery, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { ApiDiscovery, getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { findCondition, scrubText, type Condition, type ControllerLogger } from "@edgeconnect/runtime";
 import { parseAllDocuments } from "yaml";
-import { getIfPresent } from "../kube/not-found.js";
 import { FIELD_MANAGER, MANAGED_BY } from "../provider/provider-identity.js";
 import type { InitConfiguration, ManifestSource } from "./init-configuration.js";
 
