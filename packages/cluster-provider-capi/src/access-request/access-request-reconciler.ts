@@ -40,12 +40,14 @@ import { accessSecretData, accessSecretName, accessSecretTimes, tokenKubeconfig 
 import { accessObjects, renderTokenAccess, staleObjects, TokenAccessError, type AccessObject, type TokenAccess } from "../access/token-access.js";
 import { DurationError, needsRenewal, renewAt, tokenExpirationSeconds } from "../access/token-lifetime.js";
 import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
-import { REQUEST_PHASE } from "../openmcp/constants.js";
-import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
+import { OPERATION, REQUEST_PHASE } from "../openmcp/constants.js";
+import { operationOf } from "../openmcp/operation-annotation.js";
+import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { isResponsibleForAccessRequest } from "../openmcp/responsibility.js";
 import { FIELD_MANAGER, FINALIZERS, MANAGED_BY, type ProviderIdentity } from "../provider/provider-identity.js";
 import { controllerConditions } from "../provider/status-conditions.js";
 import type { WorkloadCluster, WorkloadClusters } from "./workload-cluster.js";
+import { platformKey } from "../provider/platform-keys.js";
 
 export type AccessRequest = AccessRequestV1alpha1 & KubeObject;
 
@@ -91,7 +93,7 @@ export class AccessRequestReconciler implements Reconciler {
 
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const ar = this.options.accessRequests.get(joinKey(request));
-    if (ar === undefined || operationOf(ar) === "ignore" || !this.isOurs(ar)) return undefined;
+    if (ar === undefined || operationOf(ar) === OPERATION.Ignore || !this.isOurs(ar)) return undefined;
     if (ar.metadata.deletionTimestamp === undefined && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
@@ -114,10 +116,7 @@ export class AccessRequestReconciler implements Reconciler {
       },
       cleanup: (live) => this.revoke(client, live, signal),
     });
-    const patch = withoutReconcileAnnotation(ar);
-    if (patch !== undefined && ar.metadata.deletionTimestamp === undefined) {
-      await client.request("PATCH", path, { body: patch, contentType: "application/merge-patch+json" });
-    }
+    await clearReconcileAnnotation(client, path, ar);
     return result;
   }
 
@@ -132,7 +131,7 @@ export class AccessRequestReconciler implements Reconciler {
     if (ar.spec?.token === undefined) return deny("InvalidRequest", "spec.token is required");
     const ref = ar.spec.clusterRef;
     if (ref === undefined) return pending("WaitingForClusterRef", "spec.clusterRef is not set yet (openMCP sets it from spec.requestRef)");
-    const cluster = this.options.clusters.get(joinKey({ cluster: "", namespace: ref.namespace, name: ref.name }));
+    const cluster = this.options.clusters.get(platformKey(ref.name, ref.namespace));
     if (cluster === undefined) return pending("ClusterNotFound", `Cluster ${ref.namespace}/${ref.name} does not exist`);
     if (cluster.metadata.deletionTimestamp !== undefined) return deny("ClusterDeleting", `Cluster ${ref.namespace}/${ref.name} is being deleted`);
     if (cluster.status?.phase !== "Ready") return pending("ClusterNotReady", `Cluster ${ref.namespace}/${ref.name} is not Ready yet`);
@@ -232,7 +231,7 @@ export class AccessRequestReconciler implements Reconciler {
 
   private async revoke(client: RestClient, ar: AccessRequest, signal: AbortSignal): Promise<Result | undefined> {
     const ref = ar.spec?.clusterRef;
-    const cluster = ref === undefined ? undefined : this.options.clusters.get(joinKey({ cluster: "", namespace: ref.namespace, name: ref.name }));
+    const cluster = ref === undefined ? undefined : this.options.clusters.get(platformKey(ref.name, ref.namespace));
     // A Cluster that is gone took its ServiceAccounts with it.
     if (cluster !== undefined) {
       const workload = await this.options.workloads.connect(cluster.metadata.namespace ?? "", cluster.metadata.name ?? "", signal);

@@ -8,6 +8,8 @@
  * optional file (`--config`) the ClusterProvider mounts.
  */
 import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
+import { isDnsLabel } from "@edgeconnect/provisioning";
+import { DEFAULT_ACCESS_NAMESPACE } from "../access/token-access.js";
 import type { ProviderIdentity } from "../provider/provider-identity.js";
 
 export type Verbosity = "DEBUG" | "INFO" | "ERROR";
@@ -51,7 +53,7 @@ init:
   --timeout=DURATION                   how long init waits for everything to be ready; default 10m
 run:
   --max-concurrent-reconciles=N        per controller; default 4
-  --access-namespace=NS                namespace in workload clusters for AccessRequests' ServiceAccounts; default openmcp-access
+  --access-namespace=NS                namespace in workload clusters for AccessRequests' ServiceAccounts; default ${DEFAULT_ACCESS_NAMESPACE}
   --leader-elect[=BOOL]                default false
   --leader-elect-resource-namespace=NS default: $POD_NAMESPACE, else kube-system
   --metrics-bind-address=ADDR          default :8080; 0 disables
@@ -63,8 +65,6 @@ run:
 const COMMON = ["environment", "provider-name", "verbosity", "kubeconfig"];
 const INIT = new Set([...COMMON, "config", "timeout"]);
 const RUN = new Set([...COMMON, "max-concurrent-reconciles", "access-namespace", "leader-elect-resource-namespace", "metrics-secure"]);
-
-const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function parseProviderFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): ProviderFlags {
   const [command, ...rest] = argv;
@@ -82,8 +82,8 @@ export function parseProviderFlags(argv: readonly string[], env: Readonly<Record
   if (secure !== undefined && !["false", "0", "f", "F", "FALSE", "False"].includes(secure)) {
     throw new FlagError("--metrics-secure: only false is supported; serve /metrics behind an authenticating proxy if it must be protected");
   }
-  const accessNamespace = line.value("access-namespace") ?? "openmcp-access";
-  if (!DNS_LABEL.test(accessNamespace)) throw new FlagError(`--access-namespace: ${JSON.stringify(accessNamespace)} is not a namespace name`);
+  const accessNamespace = line.value("access-namespace") ?? DEFAULT_ACCESS_NAMESPACE;
+  if (!isDnsLabel(accessNamespace)) throw new FlagError(`--access-namespace: ${JSON.stringify(accessNamespace)} is not a namespace name`);
   return {
     ...common,
     command,
@@ -99,8 +99,8 @@ export function parseProviderFlags(argv: readonly string[], env: Readonly<Record
 function commonFlags(value: (name: string) => string | undefined): CommonFlags {
   const environment = value("environment") ?? "";
   const providerName = value("provider-name") ?? "";
-  if (!DNS_LABEL.test(environment)) throw new FlagError(`--environment is required and must be a DNS label, got ${JSON.stringify(environment)}`);
-  if (!DNS_LABEL.test(providerName)) throw new FlagError(`--provider-name is required and must be a DNS label, got ${JSON.stringify(providerName)}`);
+  if (!isDnsLabel(environment)) throw new FlagError(`--environment is required and must be a DNS label, got ${JSON.stringify(environment)}`);
+  if (!isDnsLabel(providerName)) throw new FlagError(`--provider-name is required and must be a DNS label, got ${JSON.stringify(providerName)}`);
   const verbosity = (value("verbosity") ?? "INFO").toUpperCase();
   if (verbosity !== "DEBUG" && verbosity !== "INFO" && verbosity !== "ERROR") throw new FlagError(`--verbosity must be DEBUG, INFO or ERROR, got ${JSON.stringify(verbosity)}`);
   const kubeconfig = value("kubeconfig");

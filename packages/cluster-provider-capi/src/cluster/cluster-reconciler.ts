@@ -46,9 +46,9 @@ import {
   type Store,
 } from "@edgeconnect/runtime";
 import type { ClusterProfile, OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
-import { configKey } from "../config/provider-config-reconciler.js";
-import { APISERVER_ENDPOINT, K8S_VERSION_LABEL, PROVIDER_LABEL } from "../openmcp/constants.js";
-import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
+import { APISERVER_ENDPOINT, K8S_VERSION_LABEL, OPERATION, PROVIDER_LABEL } from "../openmcp/constants.js";
+import { operationOf } from "../openmcp/operation-annotation.js";
+import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { profileBelongsTo } from "../openmcp/responsibility.js";
 import { commonPhase } from "../openmcp/status-phase.js";
 import {
@@ -61,6 +61,7 @@ import {
   type ProviderIdentity,
 } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";
+import { platformKey } from "../provider/platform-keys.js";
 
 export type CapiCluster = ClusterV1beta2 & KubeObject;
 
@@ -92,7 +93,7 @@ export class ClusterReconciler implements Reconciler {
 
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const cluster = this.options.clusters.get(joinKey(request));
-    if (cluster === undefined || operationOf(cluster) === "ignore") return undefined;
+    if (cluster === undefined || operationOf(cluster) === OPERATION.Ignore) return undefined;
     if (!this.isOurs(cluster) && !hasFinalizer(cluster, FINALIZERS.cluster)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(OPENMCP_CLUSTER, request.namespace, request.name);
@@ -100,10 +101,7 @@ export class ClusterReconciler implements Reconciler {
       apply: (live) => this.apply(client, live, signal),
       cleanup: (live) => this.cleanup(client, live, signal),
     });
-    const patch = withoutReconcileAnnotation(cluster);
-    if (patch !== undefined && cluster.metadata.deletionTimestamp === undefined) {
-      await client.request("PATCH", path, { body: patch, contentType: "application/merge-patch+json" });
-    }
+    await clearReconcileAnnotation(client, path, cluster);
     return result;
   }
 
@@ -115,7 +113,7 @@ export class ClusterReconciler implements Reconciler {
    */
   isOurs(cluster: DeepReadonly<OpenMcpCluster>): boolean {
     const name = cluster.spec?.profile ?? "";
-    const profile = this.options.profiles.get(configKey(name));
+    const profile = this.options.profiles.get(platformKey(name));
     if (profile !== undefined) return profileBelongsTo(profile, this.options.identity.providerName);
     return name.startsWith(`${this.options.identity.environment}.${this.options.identity.providerName}.`);
   }
@@ -127,7 +125,7 @@ export class ClusterReconciler implements Reconciler {
       return undefined;
     }
     const { objects, version } = plan;
-    const existing = this.options.capiClusters.get(joinKey({ cluster: "", namespace: objects.cluster.metadata.namespace, name: objects.cluster.metadata.name }));
+    const existing = this.options.capiClusters.get(platformKey(objects.cluster.metadata.name, objects.cluster.metadata.namespace));
     const foreign = await this.foreignClusterApiCluster(client, objects, existing);
     if (foreign) {
       await this.writeStatus(client, cluster, [
@@ -213,12 +211,12 @@ export class ClusterReconciler implements Reconciler {
   /** The objects for a Cluster, or the condition that says why there are none. */
   private plan(cluster: DeepReadonly<OpenMcpCluster>): Plan {
     const fail = (reason: string, message: string): Plan => ({ problem: { type: "ClusterConfigured", status: "False", reason, message } });
-    const profile = this.options.profiles.get(configKey(cluster.spec?.profile ?? ""));
+    const profile = this.options.profiles.get(platformKey(cluster.spec?.profile ?? ""));
     if (profile === undefined || !profileBelongsTo(profile, this.options.identity.providerName)) {
       return fail("ProfileNotFound", `ClusterProfile ${cluster.spec?.profile} does not exist or is not this provider's`);
     }
     const configName = profile.spec?.providerConfigRef.name ?? "";
-    const config = this.options.configs.get(configKey(configName));
+    const config = this.options.configs.get(platformKey(configName));
     if (config === undefined) return fail("ProviderConfigNotFound", `the ProviderConfig ${configName} of profile ${cluster.spec?.profile} does not exist`);
     const requested = cluster.spec?.kubernetes?.version;
     const supported = config.spec.kubernetesVersions.map((v) => ({ version: v.version, ...(v.deprecated === undefined ? {} : { deprecated: v.deprecated }) }));

@@ -4,8 +4,9 @@
  */
 import { BOOTSTRAP_PROVIDER, CONTROL_PLANE_PROVIDER, INFRASTRUCTURE_PROVIDER, type ApiResource, type CoreProviderV1alpha2 } from "@edgeconnect/capi-provider-api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { joinKey, Store, type DeepReadonly } from "@edgeconnect/runtime";
+import { Store, type DeepReadonly } from "@edgeconnect/runtime";
 import type { OperatorProviderKind } from "./desired-providers.js";
+import { platformKey } from "../provider/platform-keys.js";
 
 /** Every operator provider kind has the same spec and status; CoreProvider's type stands for all. */
 export type OperatorProvider = CoreProviderV1alpha2 & KubeObject;
@@ -30,7 +31,7 @@ export class OperatorProviderStores {
   };
 
   get(kind: OperatorProviderKind, namespace: string, name: string): DeepReadonly<OperatorProvider> | undefined {
-    return this.stores[kind].get(joinKey({ cluster: "", namespace, name }));
+    return this.stores[kind].get(platformKey(name, namespace));
   }
 
   all(): { kind: OperatorProviderKind; provider: DeepReadonly<OperatorProvider> }[] {

@@ -42,7 +42,9 @@ import {
 } from "@edgeconnect/runtime";
 import { clusterProfileName, ProfileNameError } from "../openmcp/profile-naming.js";
 import { commonPhase } from "../openmcp/status-phase.js";
-import { operationOf, withoutReconcileAnnotation } from "../openmcp/operation-annotation.js";
+import { OPERATION } from "../openmcp/constants.js";
+import { operationOf } from "../openmcp/operation-annotation.js";
+import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { FIELD_MANAGER, FINALIZERS, MANAGED_BY, type ProviderIdentity } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";
 import {
@@ -55,6 +57,7 @@ import {
   type DeclaredProvider,
 } from "./desired-providers.js";
 import { operatorResource, type OperatorProviderStores } from "./operator-providers.js";
+import { platformKey } from "../provider/platform-keys.js";
 
 export type ProviderConfig = ProviderConfigV1alpha1 & KubeObject;
 export type ClusterProfile = ClusterProfileV1alpha1 & KubeObject;
@@ -77,18 +80,15 @@ export class ProviderConfigReconciler implements Reconciler {
   constructor(private readonly options: ProviderConfigReconcilerOptions) {}
 
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
-    const config = this.options.configs.get(configKey(request.name));
-    if (config === undefined || !this.isOurs(config) || operationOf(config) === "ignore") return undefined;
+    const config = this.options.configs.get(joinKey(request));
+    if (config === undefined || !this.isOurs(config) || operationOf(config) === OPERATION.Ignore) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(PROVIDER_CONFIG, undefined, request.name);
     const result = await finalize(client, path, config as ProviderConfig, FINALIZERS.providerConfig, {
       apply: (live) => this.apply(client, live),
       cleanup: (live) => this.cleanup(client, live),
     });
-    const patch = withoutReconcileAnnotation(config);
-    if (patch !== undefined && config.metadata.deletionTimestamp === undefined) {
-      await client.request("PATCH", path, { body: patch, contentType: "application/merge-patch+json" });
-    }
+    await clearReconcileAnnotation(client, path, config);
     return result;
   }
 
@@ -196,7 +196,7 @@ export class ProviderConfigReconciler implements Reconciler {
       const labels = provider.metadata.labels ?? {};
       if (!(declaredByLabel(configName) in labels) || keep.has(providerKey({ kind, name: provider.metadata.name ?? "" }))) continue;
       const path = objectPath(operatorResource(kind), provider.metadata.namespace, provider.metadata.name ?? "");
-      const others = declaringConfigs(labels).filter((other) => other !== configName && this.options.configs.get(configKey(other)) !== undefined);
+      const others = declaringConfigs(labels).filter((other) => other !== configName && this.options.configs.get(platformKey(other)) !== undefined);
       if (others.length === 0) {
         await deleteIfPresent(client, path);
         continue;
@@ -288,11 +288,6 @@ interface ProviderStatus {
   readonly installedVersion?: string;
   readonly ready: boolean;
   readonly message: string;
-}
-
-/** The store key of a ProviderConfig (cluster-scoped, on a plain API server). */
-export function configKey(name: string): string {
-  return joinKey({ cluster: "", namespace: "", name });
 }
 
 /** Each config applies operator objects as its own field manager, so configs sharing a provider own their labels apart. */

@@ -12,6 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { CORE_PROVIDER, CRD_FILES, objectPath } from "@edgeconnect/capi-provider-api";
 import { ApiDiscovery, getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { findCondition, scrubText, type Condition, type ControllerLogger } from "@edgeconnect/runtime";
@@ -167,27 +168,9 @@ async function waitFor(options: InstallOptions, what: string, pending: () => Pro
     }
     options.logger.debug({ pending: last }, `waiting for ${what}`);
     try {
-      await delay(options.pollIntervalMs ?? 2_000, options.signal);
+      await sleep(options.pollIntervalMs ?? 2_000, undefined, { signal: options.signal });
     } catch {
       throw new InstallTimeoutError(`timed out waiting for ${what}; still missing: ${last.join(", ")}`);
     }
   }
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -37,8 +37,9 @@ import type { RunFlags } from "../cli/flags.js";
 import { ClusterReconciler, type CapiCluster } from "../cluster/cluster-reconciler.js";
 import { declaringConfigs } from "../config/desired-providers.js";
 import { OPERATOR_PROVIDER_KINDS, operatorResource, OperatorProviderStores, type OperatorProvider } from "../config/operator-providers.js";
-import { configKey, ProviderConfigReconciler, type ClusterProfile, type OpenMcpCluster, type ProviderConfig } from "../config/provider-config-reconciler.js";
+import { ProviderConfigReconciler, type ClusterProfile, type OpenMcpCluster, type ProviderConfig } from "../config/provider-config-reconciler.js";
 import { MANAGED_BY_SELECTOR, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, type ProviderIdentity } from "../provider/provider-identity.js";
+import { platformKey } from "../provider/platform-keys.js";
 
 export const COMPONENT = "cluster-provider-capi";
 
@@ -92,7 +93,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   const accessController = controller("accessrequest", accessReconciler);
 
   const configNamed = (name: string | undefined): Request[] => (name === undefined ? [] : [{ cluster: "", namespace: "", name }]);
-  const configOfProfile = (profileName: string): Request[] => configNamed(profiles.get(configKey(profileName))?.spec?.providerConfigRef.name);
+  const configOfProfile = (profileName: string): Request[] => configNamed(profiles.get(platformKey(profileName))?.spec?.providerConfigRef.name);
   const clustersOfProfile = (profileName: string): Request[] =>
     clusters.list().filter((cluster) => cluster.spec?.profile === profileName).map((cluster) => requestFor(cluster));
   const clustersOfConfig = (config: DeepReadonly<ProviderConfig>): Request[] =>

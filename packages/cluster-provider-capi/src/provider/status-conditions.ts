@@ -16,18 +16,9 @@ export function controllerConditions(
   now: Date = new Date(),
 ): Condition[] {
   const updated = new Set(updates.map((u) => u.type));
-  const carried = (previous ?? [])
-    .filter((c) => ownTypes.includes(c.type) && !updated.has(c.type))
-    .map(({ type, status, reason, message }) => ({ type, status, reason, message }));
-  const conditions = ownedConditions(previous, [...updates, ...carried], generation, now);
-  // A carried condition keeps the generation it was set for.
-  return conditions.map((condition) => {
-    const before = carried.some((c) => c.type === condition.type) ? previous?.find((c) => c.type === condition.type) : undefined;
-    if (before === undefined) return condition;
-    const carriedCondition = { ...condition };
-    delete carriedCondition.observedGeneration;
-    return before.observedGeneration === undefined ? carriedCondition : { ...carriedCondition, observedGeneration: before.observedGeneration };
-  });
+  // A condition this reconcile did not touch goes back as it was, with the generation it was set for.
+  const carried = (previous ?? []).filter((c) => ownTypes.includes(c.type) && !updated.has(c.type)).map((c) => ({ ...c }));
+  return [...ownedConditions(previous, updates, generation, now), ...carried];
 }
 
 /** `previous` with `conditions` in place of the same types: the whole list as readers will see it, for the phase. */
