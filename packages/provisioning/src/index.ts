@@ -152,7 +152,8 @@ export {
   type ClusterApiState,
   type ObservedClusterApiCluster,
 } from "./cluster-api/cluster-readiness.js";
-export { normalizeClusterApiVersion, supportsVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";
+export { clusterApiKubeconfigSecret, type ClusterApiKubeconfigSecret } from "./cluster-api/kubeconfig-secret.js";
+export { newestClusterApiVersion, normalizeClusterApiVersion, supportsVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";
 export { templateSetVersion, type TemplateSetVersion, type TemplateSetVersionRequest } from "./template-set/template-set-version.js";
-export { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet, withWorkerReplicas, type TemplateSetObjects, type TemplateSetObjectsInput } from "./template-set/template-set-objects.js";
+export { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet, type TemplateSetObjects, type TemplateSetObjectsInput } from "./template-set/template-set-objects.js";
 export { shortHash } from "./hashing/short-hash.js";

@@ -1,13 +1,14 @@
 /**
  * A workload cluster, reached with the admin kubeconfig Cluster API's
- * control plane provider writes for it: Secret `<cluster>-kubeconfig`, key
- * `value`, in the Cluster's namespace. The contract reserves that Secret to
+ * control plane provider writes for it (`clusterApiKubeconfigSecret`:
+ * Secret `<cluster>-kubeconfig`, key `value`) in the Cluster's namespace. The contract reserves that Secret to
  * Cluster API's own controllers and the management plane; it never leaves
  * this process, and the access it grants is handed out only as narrower,
  * expiring ServiceAccount tokens.
  */
 import { getIfPresent, type RestClient } from "@edgeconnect/kcp-ts";
 import { RestClient as Client } from "@edgeconnect/kcp-ts";
+import { clusterApiKubeconfigSecret } from "@edgeconnect/provisioning";
 import { parse } from "yaml";
 
 export interface WorkloadCluster {
@@ -38,11 +39,12 @@ export class CapiKubeconfigClusters implements WorkloadClusters {
   ) {}
 
   async connect(namespace: string, capiClusterName: string, signal: AbortSignal): Promise<WorkloadCluster | undefined> {
+    const kubeconfig = clusterApiKubeconfigSecret(capiClusterName);
     const secret = await getIfPresent<{ data?: Record<string, string> }>(
       this.platform.withSignal(signal),
-      `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(`${capiClusterName}-kubeconfig`)}`,
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(kubeconfig.name)}`,
     );
-    const value = secret?.data?.value;
+    const value = secret?.data?.[kubeconfig.key];
     if (value === undefined) return undefined;
     const text = Buffer.from(value, "base64").toString("utf8");
     const { server, caCrt } = kubeconfigEndpoint(text);

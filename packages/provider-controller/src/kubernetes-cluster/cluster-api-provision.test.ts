@@ -61,6 +61,13 @@ describe("planClusterApi", () => {
     expect(!result.ok && result.message).toMatch(message);
   });
 
+  it("reports an offered version that is no full version as the template set's fault, not as an error", () => {
+    const minorOnly = { ...inMemory, spec: { ...inMemory.spec, kubernetesVersions: [{ version: "1.37" }] } };
+    const result = plan(cluster(undefined, spec()), templateSets(minorOnly));
+    expect(result).toMatchObject({ ok: false, reason: "InvalidTemplate" });
+    expect(!result.ok && result.message).toMatch(/^template set "in-memory" cannot be used: Kubernetes version "1\.37" is not a full version .*; ask the platform team to fix it$/);
+  });
+
   it("refuses a new version that does not name the running one", () => {
     expect(plan(cluster(undefined, spec({ kubernetes: { version: "v1.36" } })), templateSets(inMemory), "v1.37.0")).toMatchObject({ ok: false, reason: "UnsupportedChange" });
   });

@@ -16,6 +16,7 @@ import type { KubernetesCluster } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import {
   CLUSTER_API_CLUSTER,
+  clusterApiKubeconfigSecret,
   clusterApiReadiness,
   clusterObjectNames,
   ClusterTemplateError,
@@ -38,7 +39,7 @@ import type { TemplateSets } from "../infrastructure/template-sets.js";
 import { handBackClusterApiKubeconfig } from "./kubeconfig-secret.js";
 import { RESYNC_PROVISIONING_MS, RESYNC_READY_MS, type Pass, type ProvisionContext, type StepCondition } from "./provision.js";
 import type { StatusReport } from "./status-report.js";
-import { claimNamespace } from "./tenant-namespace.js";
+import { claimNamespaceOrRefuse } from "./tenant-namespace.js";
 
 export interface ClusterApiContext {
   readonly templateSets: TemplateSets;
@@ -56,17 +57,15 @@ const MAX_NAMED_SETS = 10;
 
 export async function provisionClusterApi(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, report: StatusReport): Promise<{ requeueAfterMs: number }> {
   const { request } = pass;
-  if (kc.spec === undefined) {
-    report.fail(CONDITION.TemplateSetValid, REASON.InvalidSpec, "spec is missing");
-    return { requeueAfterMs: RESYNC_READY_MS };
-  }
+  // The reconciler sends only clusters whose spec says ClusterAPI here, and the CRD requires spec.
+  const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
   if (context.clusterApi === undefined) {
     report.fail(CONDITION.TemplateSetValid, REASON.ClusterAPINotOffered, "this platform does not offer Cluster API clusters; order providerRef.type OTC, or ask the platform team to enable Cluster API");
     return { requeueAfterMs: RESYNC_READY_MS };
   }
   const namespace = tenantNamespace(request.cluster);
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
-  const setName = kc.spec.providerRef.templateSet ?? "";
+  const setName = spec.providerRef.templateSet ?? "";
   // The cache holds only objects with our marks; one of the name without them is only seen by asking.
   const existing =
     context.infra.list<ClusterApiCluster>(CLUSTER_API_CLUSTER, namespace.name).find((obj) => obj.metadata?.name === names.clusterApiCluster) ??
@@ -88,10 +87,7 @@ export async function provisionClusterApi(context: ProvisionContext, pass: Pass,
   }
   report.pass(CONDITION.TemplateSetValid, "Resolved", `template set "${setName}" with Kubernetes ${plan.version}`);
 
-  if (!(await claimNamespace(pass.writes, namespace, request.cluster))) {
-    report.refuse(REASON.TenantNamespaceConflict, "the infrastructure namespace of this workspace belongs to another workspace; nothing was created. Contact the platform team");
-    return { requeueAfterMs: RESYNC_READY_MS };
-  }
+  if (!(await claimNamespaceOrRefuse(pass.writes, namespace, request.cluster, report))) return { requeueAfterMs: RESYNC_READY_MS };
 
   let applied: ClusterApiCluster;
   try {
@@ -106,7 +102,7 @@ export async function provisionClusterApi(context: ProvisionContext, pass: Pass,
 
   const readiness = clusterApiReadiness(applied);
   report.step(CONDITION.ClusterAvailable, availability(readiness));
-  const kubeconfig = await handBackClusterApiKubeconfig(context, pass, kc, names.kubeconfigSecret, { namespace: namespace.name, name: `${names.clusterApiCluster}-kubeconfig` });
+  const kubeconfig = await handBackClusterApiKubeconfig(context, pass, kc, names.kubeconfigSecret, { namespace: namespace.name, ...clusterApiKubeconfigSecret(names.clusterApiCluster) });
   report.step(CONDITION.KubeconfigReady, kubeconfig.condition);
   if (kubeconfig.server !== undefined) report.endpoint(readiness.apiServerEndpoint ?? kubeconfig.server, names.kubeconfigSecret);
   return { requeueAfterMs: report.ready ? RESYNC_READY_MS : RESYNC_PROVISIONING_MS };
@@ -134,14 +130,15 @@ export function planClusterApi(context: ClusterApiContext, request: Request, kc:
           : `template set "${setName}" does not exist; set providerRef.templateSet to one of ${shown.join(", ")}${offered.length > shown.length ? ", …" : ""}`,
     };
   }
-  const version = templateSetVersion({
-    requested: spec.kubernetes.version,
-    templateSet: setName,
-    offered: set.spec.kubernetesVersions.map((entry) => ({ version: entry.version, ...(entry.deprecated === undefined ? {} : { deprecated: entry.deprecated }) })),
-    ...(current === undefined ? {} : { current }),
-  });
-  if (!version.ok) return version;
+  // Inside the try: an offered version that is no full version is the template set's fault too, thrown as a ClusterTemplateError.
   try {
+    const version = templateSetVersion({
+      requested: spec.kubernetes.version,
+      templateSet: setName,
+      offered: set.spec.kubernetesVersions.map((entry) => ({ version: entry.version, ...(entry.deprecated === undefined ? {} : { deprecated: entry.deprecated }) })),
+      ...(current === undefined ? {} : { current }),
+    });
+    if (!version.ok) return version;
     const objects = renderTemplateSet({
       name: names.clusterApiCluster,
       namespace: tenantNamespace(request.cluster).name,

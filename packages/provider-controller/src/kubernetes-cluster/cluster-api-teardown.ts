@@ -14,7 +14,7 @@
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { CLUSTER_API_CLUSTER, clusterObjectNames, namespaceOwner, tenantNamespace, type ClusterObjectNames } from "@edgeconnect/provisioning";
+import { CLUSTER_API_CLUSTER, clusterObjectNames, tenantNamespace, type ClusterObjectNames } from "@edgeconnect/provisioning";
 import type { DeepReadonly } from "@edgeconnect/runtime";
 import type { InfraKind } from "../infrastructure/infrastructure-cluster.js";
 import { ownedBy } from "../infrastructure/owner.js";
@@ -22,27 +22,17 @@ import { planClusterApi, templateKinds, type ClusterApiContext } from "./cluster
 import { deleteKubeconfig } from "./kubeconfig-secret.js";
 import type { Pass, ProvisionContext } from "./provision.js";
 import type { StatusReport } from "./status-report.js";
-import { STAGE_POLL_MS } from "./teardown.js";
-import { releaseNamespace } from "./tenant-namespace.js";
+import { stillDeleting } from "./teardown.js";
+import { ownsNamespace, releaseNamespace } from "./tenant-namespace.js";
 
 export async function teardownClusterApi(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, report: StatusReport): Promise<{ requeueAfterMs: number } | undefined> {
   const { request } = pass;
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
   const namespace = tenantNamespace(request.cluster).name;
-  const existing = await pass.writes.getNamespace(namespace);
-  const ours = existing !== undefined && namespaceOwner(existing, request.cluster) === "ours";
+  const ours = await ownsNamespace(pass.writes, namespace, request.cluster);
   if (ours && context.clusterApi !== undefined) {
-    const remaining = await deleteOwned(pass, namespace, [{ kind: CLUSTER_API_CLUSTER, name: names.clusterApiCluster }]);
-    if (remaining) {
-      report.deleting("deleting the cluster");
-      await report.flush(pass);
-      return { requeueAfterMs: STAGE_POLL_MS };
-    }
-    if (await deleteOwned(pass, namespace, await templateObjects(context.clusterApi, pass, kc, names))) {
-      report.deleting("deleting what the cluster's template set made");
-      await report.flush(pass);
-      return { requeueAfterMs: STAGE_POLL_MS };
-    }
+    if (await deleteOwned(pass, namespace, [{ kind: CLUSTER_API_CLUSTER, name: names.clusterApiCluster }])) return stillDeleting(pass, report, "deleting the cluster");
+    if (await deleteOwned(pass, namespace, await templateObjects(context.clusterApi, pass, kc, names))) return stillDeleting(pass, report, "deleting what the cluster's template set made");
   }
   await deleteKubeconfig(pass, names.kubeconfigSecret);
   if (ours) await releaseNamespace(context, pass, namespace);
@@ -68,7 +58,10 @@ async function deleteOwned(pass: Pass, namespace: string, objects: readonly Name
   let remaining = false;
   for (const { kind, name } of objects) {
     const found = await pass.writes.get<KubeObject>(kind, namespace, name);
-    if (found !== undefined && ownedBy(found, pass.request)) remaining = !(await pass.writes.delete(kind, namespace, name)) || remaining;
+    if (found === undefined || !ownedBy(found, pass.request)) continue;
+    // Already being deleted: asking again changes nothing, and it is there until its finalizers are done.
+    if (found.metadata?.deletionTimestamp !== undefined) remaining = true;
+    else remaining = !(await pass.writes.delete(kind, namespace, name)) || remaining;
   }
   return remaining;
 }

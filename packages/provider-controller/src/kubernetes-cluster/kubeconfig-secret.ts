@@ -4,8 +4,8 @@
  * is issued by CCE (`clustercert`, with the tenant's own credentials and a
  * lifetime we choose) and renewed well before it expires or when the
  * cluster behind it changed; for ClusterAPI it is the admin kubeconfig
- * Cluster API keeps in `<cluster>-kubeconfig` (key `value`) in the tenant
- * namespace, copied whenever it changes (Cluster API renews its
+ * Cluster API keeps in the tenant namespace (`clusterApiKubeconfigSecret`),
+ * copied whenever it changes (Cluster API renews its
  * certificate): the tenant owns the whole cluster. The key material is
  * registered as a credential before it is written.
  */
@@ -13,7 +13,7 @@ import type { KubernetesCluster } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import { kubeconfigForTenant, kubeconfigFromClusterCert, ownerLabels, type OtcCredentials } from "@edgeconnect/provisioning";
 import { registerSecret, type DeepReadonly } from "@edgeconnect/runtime";
-import { FIELD_MANAGER, SECRETS } from "../infrastructure/infrastructure-cluster.js";
+import { FIELD_MANAGER, kindPath, SECRETS } from "../infrastructure/infrastructure-cluster.js";
 import type { Secret } from "../tenant/tenant-resources.js";
 import type { Pass, ProvisionContext, StepCondition } from "./provision.js";
 
@@ -21,18 +21,12 @@ export const CLUSTER_ID_ANNOTATION = "platform.edgeconnect.eu/cluster-id";
 export const EXPIRES_ANNOTATION = "platform.edgeconnect.eu/expires";
 export const SERVER_ANNOTATION = "platform.edgeconnect.eu/server";
 export const KUBECONFIG_KEY = "kubeconfig";
-/** Where Cluster API keeps a cluster's admin kubeconfig, in the cluster's namespace. */
-export const CLUSTER_API_KUBECONFIG_KEY = "value";
 /** Renew a kubeconfig this long before it expires. */
 const RENEW_BEFORE_MS = 30 * 24 * 3_600_000;
 
 interface HandedBack {
   readonly condition: StepCondition;
   readonly server?: string;
-}
-
-export function secretPath(namespace: string, name: string): string {
-  return `/api/v1/namespaces/${namespace}/secrets/${name}`;
 }
 
 /** OTC: the kubeconfig CCE issues for the cluster `clusterId`, renewed before it expires. */
@@ -67,18 +61,19 @@ export async function ensureKubeconfig(
 
 /**
  * Copies Cluster API's admin kubeconfig of the cluster from Secret
- * `source` in the tenant namespace to the tenant, renamed after the tenant's
- * cluster (`kubeconfigForTenant`); Unknown until Cluster API has written it.
+ * `source` (key `source.key`, see `clusterApiKubeconfigSecret`) in the
+ * tenant namespace to the tenant, renamed after the tenant's cluster
+ * (`kubeconfigForTenant`); Unknown until Cluster API has written it.
  */
 export async function handBackClusterApiKubeconfig(
   context: ProvisionContext,
   pass: Pass,
   kc: DeepReadonly<KubernetesCluster>,
   secretName: string,
-  source: { readonly namespace: string; readonly name: string },
+  source: { readonly namespace: string; readonly name: string; readonly key: string },
 ): Promise<HandedBack> {
   const stored = await pass.writes.get<Secret>(SECRETS, source.namespace, source.name);
-  const value = stored?.data?.[CLUSTER_API_KUBECONFIG_KEY];
+  const value = stored?.data?.[source.key];
   if (value === undefined || value === "") {
     return { condition: { status: "Unknown", reason: "WaitingForControlPlane", message: "the kubeconfig is handed over once the control plane is up" } };
   }
@@ -114,7 +109,7 @@ async function writeKubeconfigSecret(pass: Pass, kc: DeepReadonly<KubernetesClus
     type: "Opaque",
     data: { [KUBECONFIG_KEY]: data },
   };
-  await pass.scope.client.apply(secretPath(namespace, secretName), secret, FIELD_MANAGER, { signal: pass.signal });
+  await pass.scope.client.apply(kindPath(SECRETS, namespace, secretName), secret, FIELD_MANAGER, { signal: pass.signal });
 }
 
 function tenantSecret(context: ProvisionContext, pass: Pass, secretName: string): DeepReadonly<Secret> | undefined {
@@ -132,7 +127,7 @@ function unavailable(message: string): HandedBack {
 /** Deletes the tenant's kubeconfig Secret; absent is fine. */
 export async function deleteKubeconfig(pass: Pass, secretName: string): Promise<void> {
   try {
-    await pass.scope.client.delete(secretPath(pass.request.namespace, secretName), { signal: pass.signal });
+    await pass.scope.client.delete(kindPath(SECRETS, pass.request.namespace, secretName), { signal: pass.signal });
   } catch (err) {
     if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
   }

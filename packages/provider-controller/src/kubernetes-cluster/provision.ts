@@ -55,7 +55,7 @@ import type { ClusterApiContext } from "./cluster-api-provision.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
 import { observeInfrastructure, type Observed, type ObservedInfrastructure } from "./observed-infrastructure.js";
 import type { StatusReport } from "./status-report.js";
-import { claimNamespace } from "./tenant-namespace.js";
+import { claimNamespaceOrRefuse } from "./tenant-namespace.js";
 
 export interface ProvisionContext extends CredentialsContext {
   readonly infra: InfrastructureCluster;
@@ -122,11 +122,7 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
     return { requeueAfterMs: RESYNC_READY_MS };
   }
 
-  const owned = await claimNamespace(pass.writes, namespace, request.cluster);
-  if (!owned) {
-    report.refuse("TenantNamespaceConflict", "the infrastructure namespace of this workspace belongs to another workspace; nothing was created. Contact the platform team");
-    return { requeueAfterMs: RESYNC_READY_MS };
-  }
+  if (!(await claimNamespaceOrRefuse(pass.writes, namespace, request.cluster, report))) return { requeueAfterMs: RESYNC_READY_MS };
 
   const labels = ownerLabels({ ...request, uid: kc.metadata?.uid ?? "" });
   const annotations = ownerAnnotations({ ...request, uid: kc.metadata?.uid ?? "" });

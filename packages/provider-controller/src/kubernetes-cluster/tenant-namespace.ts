@@ -4,9 +4,10 @@
  * claimed before anything is written into it, released after the last of
  * them is gone.
  */
-import { namespaceOwner, type TenantNamespace } from "@edgeconnect/provisioning";
+import { namespaceOwner, REASON, type TenantNamespace } from "@edgeconnect/provisioning";
 import { NAMESPACES, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import type { Pass, ProvisionContext } from "./provision.js";
+import type { StatusReport } from "./status-report.js";
 
 /** Creates the namespace of the tenant, or confirms it is the tenant's; false if another workspace holds it. */
 export async function claimNamespace(writes: InfrastructureWrites, namespace: TenantNamespace, cluster: string): Promise<boolean> {
@@ -16,6 +17,27 @@ export async function claimNamespace(writes: InfrastructureWrites, namespace: Te
     if (existing !== undefined) return namespaceOwner(existing, cluster) === "ours";
   }
   throw new Error(`namespace ${namespace.name} appeared and vanished while it was being created; retrying`);
+}
+
+/**
+ * claimNamespace, refusing the cluster on `report` when another workspace
+ * holds the namespace: the same words for every provider type, since the
+ * namespace is shared by all of them. False when refused; nothing may be
+ * written then.
+ */
+export async function claimNamespaceOrRefuse(writes: InfrastructureWrites, namespace: TenantNamespace, cluster: string, report: StatusReport): Promise<boolean> {
+  if (await claimNamespace(writes, namespace, cluster)) return true;
+  report.refuse(REASON.TenantNamespaceConflict, "the infrastructure namespace of this workspace belongs to another workspace; nothing was created. Contact the platform team");
+  return false;
+}
+
+/**
+ * Whether the namespace exists and is the tenant's: teardown touches nothing
+ * in one that is not, since nothing of ours can be in it.
+ */
+export async function ownsNamespace(writes: InfrastructureWrites, namespace: string, cluster: string): Promise<boolean> {
+  const existing = await writes.getNamespace(namespace);
+  return existing !== undefined && namespaceOwner(existing, cluster) === "ours";
 }
 
 /**

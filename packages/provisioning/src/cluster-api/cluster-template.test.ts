@@ -129,6 +129,53 @@ describe("renderClusterApiObjects with a ClusterClass", () => {
   });
 });
 
+describe("renderClusterApiObjects with workerReplicas", () => {
+  const workers: ClusterTemplate = {
+    clusterClass: {
+      name: "x",
+      controlPlane: { replicas: 3 },
+      workers: { machineDeployments: [{ class: "w", name: "md-0", replicas: 1 }, { class: "w", name: "md-1" }], machinePools: [{ class: "p", name: "mp-0", replicas: 0 }] },
+    },
+  };
+
+  it("gives every machine deployment and machine pool those replicas, and leaves the control plane and the template alone", () => {
+    const copy = structuredClone(workers);
+    expect(renderClusterApiObjects(input(workers, { workerReplicas: 4 })).cluster.spec.topology).toMatchObject({
+      controlPlane: { replicas: 3 },
+      workers: {
+        machineDeployments: [{ class: "w", name: "md-0", replicas: 4 }, { class: "w", name: "md-1", replicas: 4 }],
+        machinePools: [{ class: "p", name: "mp-0", replicas: 4 }],
+      },
+    });
+    expect(workers).toEqual(copy);
+  });
+
+  it("does not judge the template's replicas it replaces", () => {
+    const template: ClusterTemplate = { clusterClass: { name: "x", workers: { machineDeployments: [{ class: "w", name: "md-0", replicas: 1.5 }] } } };
+    expect(renderClusterApiObjects(input(template, { workerReplicas: 2 })).cluster.spec.topology?.workers).toEqual({ machineDeployments: [{ class: "w", name: "md-0", replicas: 2 }] });
+  });
+
+  it("reports a count that cannot be replicas at each worker it would land on", () => {
+    expect(problems(input(workers, { workerReplicas: -1 }))).toEqual([
+      "clusterClass.workers.machineDeployments[0].replicas must be a non-negative integer, not -1",
+      "clusterClass.workers.machineDeployments[1].replicas must be a non-negative integer, not -1",
+      "clusterClass.workers.machinePools[0].replicas must be a non-negative integer, not -1",
+    ]);
+  });
+
+  it("adds no workers, and leaves objects templates as they are", () => {
+    expect(renderClusterApiObjects(input({ clusterClass: { name: "cp-only" } }, { workerReplicas: 2 })).cluster.spec.topology?.workers).toBeUndefined();
+    const withPodCidr = { variables: { POD_CIDR: "10.0.0.0/16" } };
+    expect(renderClusterApiObjects(input({ objects: devObjects() }, { ...withPodCidr, workerReplicas: 7 }))).toEqual(renderClusterApiObjects(input({ objects: devObjects() }, withPodCidr)));
+  });
+
+  it("leaves workers not of the expected shape to be reported as without it", () => {
+    const odd = { clusterClass: { name: "x", workers: { machineDeployments: "md-0" } } } as unknown as ClusterTemplate;
+    expect(problems(input(odd, { workerReplicas: 2 }))).toEqual(problems(input(odd)));
+    expect(problems(input(odd, { workerReplicas: 2 }))).toEqual(["clusterClass.workers.machineDeployments must be a list of {class, name, replicas}"]);
+  });
+});
+
 describe("renderClusterApiObjects with objects", () => {
   it("renders the Cluster's references and the resources into the namespace, with the labels", () => {
     expect(renderClusterApiObjects(input({ objects: devObjects() }, { variables: { POD_CIDR: "192.168.0.0/16" } }))).toEqual({

@@ -9,7 +9,8 @@
  * template only, never in its text or in object keys: a value cannot add
  * fields, list items or objects, and it is inserted as is, never expanded
  * again. So numbers cannot come from placeholders: replica counts are
- * numbers in the template. `$${` stands for a literal `${`.
+ * numbers in the template, or the caller's `workerReplicas` for every
+ * worker group. `$${` stands for a literal `${`.
  */
 import type { GroupVersionKind } from "../crossplane/managed-resources.js";
 import { ClusterTemplateError } from "./cluster-template-error.js";
@@ -88,6 +89,14 @@ export interface ClusterApiObjectsInput {
   template: ClusterTemplate;
   /** Further `${NAME}` placeholders; names of letters, digits and `_`, not the built-in ones. */
   variables?: Record<string, string>;
+  /**
+   * The replicas of every machine deployment and machine pool of a
+   * ClusterClass template, in place of the template's own (which are then
+   * not looked at); checked as the template's would be. Objects templates
+   * keep theirs: their node groups are provider kinds whose replica fields
+   * are not known here.
+   */
+  workerReplicas?: number;
 }
 
 /** Type aliases rather than interfaces, so that the objects are assignable to clients' index-signature types. */
@@ -171,7 +180,7 @@ function render(input: ClusterApiObjectsInput, problems: string[]): ClusterApiOb
   // A bad version is reported once, not again at every place that uses it.
   if (input.kubernetesVersion !== undefined) values.set(KUBERNETES_VERSION, version ?? input.kubernetesVersion);
   const substitution: Substitution = { variable: (name) => values.get(name), escape: "${", names: [...values.keys()] };
-  const template = parseTemplate(substituteDeep(input.template, "", substitution, problems), problems);
+  const template = parseTemplate(substituteDeep(input.template, "", substitution, problems), problems, input.workerReplicas);
   if (template === undefined) return undefined;
 
   const metadata = { name: input.name, namespace: input.namespace, labels: { ...input.labels } };
@@ -293,8 +302,8 @@ type ParsedTemplate = { clusterClass: ClusterClassTemplate } | { objects: Parsed
 
 const MAX_REPLICAS = 2 ** 31 - 1;
 
-/** The template, or undefined when it adds to `problems`. */
-function parseTemplate(value: unknown, problems: string[]): ParsedTemplate | undefined {
+/** The template, or undefined when it adds to `problems`; `workerReplicas` as in ClusterApiObjectsInput. */
+function parseTemplate(value: unknown, problems: string[], workerReplicas?: number): ParsedTemplate | undefined {
   const before = problems.length;
   if (!isRecord(value)) {
     problems.push("the template must be an object with either clusterClass or objects");
@@ -304,13 +313,13 @@ function parseTemplate(value: unknown, problems: string[]): ParsedTemplate | und
   const { clusterClass, objects } = value;
   let parsed: ParsedTemplate | undefined;
   if (clusterClass !== undefined && objects !== undefined) problems.push("the template has both clusterClass and objects: keep one");
-  else if (clusterClass !== undefined) parsed = optional(parseClassTemplate(clusterClass, "clusterClass", problems), (template) => ({ clusterClass: template }));
+  else if (clusterClass !== undefined) parsed = optional(parseClassTemplate(clusterClass, "clusterClass", problems, workerReplicas), (template) => ({ clusterClass: template }));
   else if (objects !== undefined) parsed = optional(parseObjectsTemplate(objects, "objects", problems), (template) => ({ objects: template }));
   else problems.push("the template needs either clusterClass or objects");
   return problems.length === before ? parsed : undefined;
 }
 
-function parseClassTemplate(value: unknown, path: string, problems: string[]): ClusterClassTemplate | undefined {
+function parseClassTemplate(value: unknown, path: string, problems: string[], workerReplicas: number | undefined): ClusterClassTemplate | undefined {
   if (!isRecord(value)) {
     problems.push(`${path} must be an object with the ClusterClass's name`);
     return undefined;
@@ -320,7 +329,7 @@ function parseClassTemplate(value: unknown, path: string, problems: string[]): C
   const namespace = optionalString(value, "namespace", path, problems);
   const variables = parseTopologyVariables(value["variables"], member(path, "variables"), problems);
   const controlPlane = parseControlPlane(value["controlPlane"], member(path, "controlPlane"), problems);
-  const workers = parseWorkers(value["workers"], member(path, "workers"), problems);
+  const workers = parseWorkers(value["workers"], member(path, "workers"), problems, workerReplicas);
   const clusterNetwork = optionalRecord(value, "clusterNetwork", path, problems);
   if (name === undefined) return undefined;
   return {
@@ -357,16 +366,16 @@ function parseControlPlane(value: unknown, path: string, problems: string[]): { 
   return replicas === undefined ? {} : { replicas };
 }
 
-function parseWorkers(value: unknown, path: string, problems: string[]): { machineDeployments: WorkerTopology[]; machinePools: WorkerTopology[] } {
+function parseWorkers(value: unknown, path: string, problems: string[], workerReplicas: number | undefined): { machineDeployments: WorkerTopology[]; machinePools: WorkerTopology[] } {
   if (value !== undefined && !isRecord(value)) problems.push(`${path} must be an object with machineDeployments and/or machinePools`);
   const workers = isRecord(value) ? value : {};
   unknownFields(workers, path, ["machineDeployments", "machinePools"], "workers", problems);
   const list = (key: string, what: string): WorkerTopology[] =>
-    uniqueItems(workers[key], member(path, key), "a list of {class, name, replicas}", what, problems, (item, itemPath) => parseWorker(item, itemPath, problems));
+    uniqueItems(workers[key], member(path, key), "a list of {class, name, replicas}", what, problems, (item, itemPath) => parseWorker(item, itemPath, problems, workerReplicas));
   return { machineDeployments: list("machineDeployments", "machine deployment names"), machinePools: list("machinePools", "machine pool names") };
 }
 
-function parseWorker(value: unknown, path: string, problems: string[]): WorkerTopology | undefined {
+function parseWorker(value: unknown, path: string, problems: string[], workerReplicas: number | undefined): WorkerTopology | undefined {
   if (!isRecord(value)) {
     problems.push(`${path} must be an object with class and name`);
     return undefined;
@@ -374,7 +383,9 @@ function parseWorker(value: unknown, path: string, problems: string[]): WorkerTo
   unknownFields(value, path, ["class", "name", "replicas"], "a worker topology", problems);
   const workerClass = requiredString(value, "class", path, problems);
   const name = requiredString(value, "name", path, problems);
-  const replicas = parseReplicas(value, path, problems);
+  // Given replicas take the template's place before the check, so a bad count is reported at the worker it would land on,
+  // and the template's value, never used, is not judged.
+  const replicas = parseReplicas(workerReplicas === undefined ? value : { ...value, replicas: workerReplicas }, path, problems);
   if (workerClass === undefined || name === undefined) return undefined;
   return { class: workerClass, name, ...(replicas === undefined ? {} : { replicas }) };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { ClusterTemplateError } from "../cluster-api/cluster-template-error.js";
 import type { ClusterTemplate } from "../cluster-api/cluster-template.js";
 import { LOGICAL_CLUSTER_ANNOTATION, MANAGED_BY_LABEL, NAME_LABEL, ownerLabels } from "../tenancy/tenant-namespace.js";
-import { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet, withWorkerReplicas } from "./template-set-objects.js";
+import { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet } from "./template-set-objects.js";
 
 const owner = { cluster: "root:orgs:acme", namespace: "default", name: "my-cluster", uid: "5b1f" };
 
@@ -54,6 +54,13 @@ describe("renderTemplateSet", () => {
     expect(topology?.controlPlane).toEqual({ replicas: 1 });
   });
 
+  it("leaves objects templates, templates without workers and the input alone", () => {
+    expect(render(objects, 4)).toEqual(render(objects, 1));
+    expect(render({ clusterClass: { name: "cp-only" } }, 4).cluster.spec.topology?.workers).toBeUndefined();
+    render(inMemory, 4);
+    expect(inMemory).toMatchObject({ clusterClass: { workers: { machineDeployments: [{ replicas: 1 }] } } });
+  });
+
   it("marks the objects of an objects template as the Cluster, keeping the template's own labels and annotations", () => {
     const [resource, ...rest] = render(objects).resources;
     expect(rest).toEqual([]);
@@ -70,20 +77,9 @@ describe("renderTemplateSet", () => {
   it("lets the renderer report a template it cannot use", () => {
     expect(() => render({ clusterClass: { name: "" } })).toThrow(ClusterTemplateError);
   });
-});
 
-describe("withWorkerReplicas", () => {
-  it("leaves objects templates, templates without workers and the input alone", () => {
-    expect(withWorkerReplicas(objects, 4)).toBe(objects);
-    const noWorkers: ClusterTemplate = { clusterClass: { name: "cp-only" } };
-    expect(withWorkerReplicas(noWorkers, 4)).toBe(noWorkers);
-    withWorkerReplicas(inMemory, 4);
-    expect(inMemory).toMatchObject({ clusterClass: { workers: { machineDeployments: [{ replicas: 1 }] } } });
-  });
-
-  it("leaves what is not of the expected shape for the renderer to report", () => {
+  it("lets the renderer report workers not of the expected shape", () => {
     const odd = { clusterClass: { name: "x", workers: { machineDeployments: "md-0" } } } as unknown as ClusterTemplate;
-    expect(withWorkerReplicas(odd, 2)).toEqual(odd);
     expect(() => render(odd)).toThrow(/machineDeployments must be a list/);
   });
 });

@@ -10,7 +10,7 @@
  * An objects template keeps the replica counts it names: its node groups
  * are provider kinds whose replica fields are not known here.
  */
-import { renderClusterApiObjects, type ClusterApiCluster, type ClusterTemplate, type RenderedResource, type WorkerTopology } from "../cluster-api/cluster-template.js";
+import { renderClusterApiObjects, type ClusterApiCluster, type ClusterTemplate, type RenderedResource } from "../cluster-api/cluster-template.js";
 import { ownerAnnotations, ownerLabels, type Owner } from "../tenancy/tenant-namespace.js";
 
 /** On the Cluster API Cluster: the Kubernetes version it was made with, with the leading `v`. */
@@ -42,33 +42,13 @@ export function renderTemplateSet(input: TemplateSetObjectsInput): TemplateSetOb
     namespace: input.namespace,
     kubernetesVersion: input.kubernetesVersion,
     labels: ownerLabels(input.owner),
-    template: withWorkerReplicas(input.template, input.nodeCount),
+    template: input.template,
+    workerReplicas: input.nodeCount,
   });
   const annotations = ownerAnnotations(input.owner);
   return {
     cluster: { ...objects.cluster, metadata: { ...objects.cluster.metadata, annotations: { ...annotations, [KUBERNETES_VERSION_ANNOTATION]: input.kubernetesVersion } } },
     resources: objects.resources.map((resource) => ({ ...resource, metadata: { ...resource.metadata, annotations: { ...asRecord(resource.metadata["annotations"]), ...annotations } } })),
-  };
-}
-
-/**
- * `template` with `replicas` on every machine deployment and machine pool
- * of a ClusterClass template. The template is the platform team's and not
- * checked yet: what is not of the expected shape is left for the renderer
- * to report.
- */
-export function withWorkerReplicas(template: ClusterTemplate, replicas: number): ClusterTemplate {
-  if (!("clusterClass" in template) || !isRecord(template.clusterClass) || !isRecord(template.clusterClass.workers)) return template;
-  const workers = template.clusterClass.workers;
-  const scaled = (list: WorkerTopology[] | undefined): WorkerTopology[] | undefined =>
-    Array.isArray(list) ? list.map((worker) => (isRecord(worker) ? { ...worker, replicas } : worker)) : list;
-  const machineDeployments = scaled(workers.machineDeployments);
-  const machinePools = scaled(workers.machinePools);
-  return {
-    clusterClass: {
-      ...template.clusterClass,
-      workers: { ...workers, ...(machineDeployments === undefined ? {} : { machineDeployments }), ...(machinePools === undefined ? {} : { machinePools }) },
-    },
   };
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
-import { ClusterTemplateError } from "@edgeconnect/provisioning";
-import { newestVersion } from "./cluster-reconciler.js";
+import { ClusterTemplateError } from "./cluster-template-error.js";
+import { newestClusterApiVersion } from "./kubernetes-version.js";
 
-describe("newestVersion", () => {
+describe("newestClusterApiVersion", () => {
   it.each<[string, string[], string | undefined]>([
     ["nothing from an empty list", [], undefined],
     ["the only version, with a v added", ["1.34.1"], "v1.34.1"],
@@ -19,26 +19,26 @@ describe("newestVersion", () => {
     ["the release over its alpha and beta", ["1.34.0-alpha.1", "1.34.0-beta.0", "1.34.0", "1.33.0"], "v1.34.0"],
     ["a build of the newest release", ["1.33.0", "1.34.1+k3s1"], "v1.34.1+k3s1"],
   ])("gives %s", (_case, versions, newest) => {
-    expect(newestVersion(versions)).toBe(newest);
+    expect(newestClusterApiVersion(versions)).toBe(newest);
   });
 
   it("leaves its input as it was", () => {
     const versions = ["1.9.0", "1.10.0", "1.8.0"];
-    newestVersion(versions);
+    newestClusterApiVersion(versions);
     expect(versions).toEqual(["1.9.0", "1.10.0", "1.8.0"]);
   });
 
   it.each(["1.34", "latest", "v1.34.x", ""])("refuses %j, which Cluster API would refuse", (version) => {
-    expect(() => newestVersion(["1.34.1", version])).toThrow(ClusterTemplateError);
+    expect(() => newestClusterApiVersion(["1.34.1", version])).toThrow(ClusterTemplateError);
   });
 });
 
-describe("newestVersion with build metadata and pre-releases", () => {
+describe("newestClusterApiVersion with build metadata and pre-releases", () => {
   it.each<[string[], string]>([
     [["1.2.3-rc.1", "1.2.3+build-1"], "v1.2.3+build-1"],
     [["1.2.3-rc.1", "1.2.3-rc.2"], "v1.2.3-rc.2"],
     [["1.2.3-rc.10", "1.2.3-rc.9"], "v1.2.3-rc.10"],
   ])("picks the highest of %j", (versions, expected) => {
-    expect(newestVersion(versions)).toBe(expected);
+    expect(newestClusterApiVersion(versions)).toBe(expected);
   });
 });
