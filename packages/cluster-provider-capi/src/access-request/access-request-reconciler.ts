@@ -28,7 +28,6 @@ import {
   scrubText,
   type Condition,
   type ConditionUpdate,
-  type DeepReadonly,
   type EventRecorder,
   type ReconcileContext,
   type Reconciler,
@@ -37,7 +36,7 @@ import {
   type Store,
 } from "@edgeconnect/runtime";
 import { accessSecretData, accessSecretName, accessSecretTimes, tokenKubeconfig } from "../access/access-kubeconfig.js";
-import { accessObjects, renderTokenAccess, staleObjects, TokenAccessError, type AccessObject, type TokenAccess } from "../access/token-access.js";
+import { accessObjects, renderTokenAccess, staleObjects, TokenAccessError, type AccessObject, type AccessRequestIdentity, type TokenAccess } from "../access/token-access.js";
 import { DurationError, needsRenewal, renewAt, tokenExpirationSeconds } from "../access/token-lifetime.js";
 import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
 import { OPERATION, REQUEST_PHASE } from "../openmcp/constants.js";
@@ -86,15 +85,12 @@ type Outcome =
 export class AccessRequestReconciler implements Reconciler {
   constructor(private readonly options: AccessRequestReconcilerOptions) {}
 
-  /** Whether to reconcile `ar` at all: the contract's responsibility, or our finalizer still to release. */
-  isOurs(ar: DeepReadonly<AccessRequest>): boolean {
-    return isResponsibleForAccessRequest(ar, this.options.identity.providerName) || hasFinalizer(ar, FINALIZERS.accessRequest);
-  }
-
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const ar = this.options.accessRequests.get(joinKey(request));
-    if (ar === undefined || operationOf(ar) === OPERATION.Ignore || !this.isOurs(ar)) return undefined;
-    if (ar.metadata.deletionTimestamp === undefined && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
+    if (ar === undefined || operationOf(ar) === OPERATION.Ignore) return undefined;
+    // The contract's responsibility, or a deletion behind our finalizer still to release.
+    const releasing = ar.metadata.deletionTimestamp !== undefined && hasFinalizer(ar, FINALIZERS.accessRequest);
+    if (!releasing && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
     const result = await finalize(client, path, ar as AccessRequest, FINALIZERS.accessRequest, {
@@ -141,7 +137,7 @@ export class AccessRequestReconciler implements Reconciler {
     try {
       access = renderTokenAccess(
         ar.spec.token,
-        { environment: this.options.identity.environment, providerName: this.options.identity.providerName, namespace: ar.metadata.namespace ?? "", name: ar.metadata.name ?? "", uid: ar.metadata.uid ?? "" },
+        this.identityOf(ar),
         { serviceAccountNamespace: this.options.accessNamespace },
       );
       expirationSeconds = tokenExpirationSeconds(ar.spec.ttl, { default: DEFAULT_TOKEN_SECONDS, max: MAX_TOKEN_SECONDS });
@@ -154,7 +150,7 @@ export class AccessRequestReconciler implements Reconciler {
     try {
       await this.ensureObjects(workload, access);
       const secretName = accessSecretName(ar.metadata.name ?? "");
-      const secretPath = `/api/v1/namespaces/${encodeURIComponent(ar.metadata.namespace ?? "")}/secrets/${encodeURIComponent(secretName)}`;
+      const secretPath = accessSecretPath(ar);
       const existing = await getIfPresent<{ data?: Record<string, string> }>(client, secretPath);
       const times = existing?.data === undefined ? undefined : accessSecretTimes(decode(existing.data));
       const granted = findCondition(ar.status?.conditions, "AccessGranted");
@@ -239,7 +235,7 @@ export class AccessRequestReconciler implements Reconciler {
         try {
           const selector = renderTokenAccess(
             { permissions: [], roleRefs: [] },
-            { environment: this.options.identity.environment, providerName: this.options.identity.providerName, namespace: ar.metadata.namespace ?? "", name: ar.metadata.name ?? "", uid: ar.metadata.uid ?? "" },
+            this.identityOf(ar),
             { serviceAccountNamespace: this.options.accessNamespace },
           ).selector;
           for (const object of await this.listManaged(workload, selector)) await deleteIfPresent(workload.client, accessObjectPath(object.kind, object.metadata));
@@ -248,7 +244,7 @@ export class AccessRequestReconciler implements Reconciler {
         }
       }
     }
-    await deleteIfPresent(client, `/api/v1/namespaces/${encodeURIComponent(ar.metadata.namespace ?? "")}/secrets/${encodeURIComponent(accessSecretName(ar.metadata.name ?? ""))}`);
+    await deleteIfPresent(client, accessSecretPath(ar));
     return undefined;
   }
 
@@ -283,6 +279,11 @@ export class AccessRequestReconciler implements Reconciler {
     }
   }
 
+  private identityOf(ar: AccessRequest): AccessRequestIdentity {
+    const { environment, providerName } = this.options.identity;
+    return { environment, providerName, namespace: ar.metadata.namespace ?? "", name: ar.metadata.name ?? "", uid: ar.metadata.uid ?? "" };
+  }
+
   private now(): Date {
     return (this.options.now ?? (() => new Date()))();
   }
@@ -308,6 +309,11 @@ function accessObjectPath(kind: AccessObject["kind"], metadata: { readonly name?
     case "ClusterRoleBinding":
       return `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`;
   }
+}
+
+/** The Secret a request's access goes into, in the request's namespace. */
+function accessSecretPath(ar: AccessRequest): string {
+  return `/api/v1/namespaces/${encodeURIComponent(ar.metadata.namespace ?? "")}/secrets/${encodeURIComponent(accessSecretName(ar.metadata.name ?? ""))}`;
 }
 
 function decode(data: Readonly<Record<string, string>>): Record<string, string> {

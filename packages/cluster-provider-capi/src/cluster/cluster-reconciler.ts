@@ -22,6 +22,7 @@ import { ApiDiscovery, deleteIfPresent, getIfPresent, HttpStatusError, type Kube
 import {
   clusterApiReadiness,
   ClusterTemplateError,
+  newestClusterApiVersion,
   normalizeClusterApiVersion,
   renderClusterApiObjects,
   supportsVersion,
@@ -228,7 +229,7 @@ export class ClusterReconciler implements Reconciler {
         }
         version = normalizeClusterApiVersion(requested);
       } else {
-        const newest = newestVersion(supported.filter((v) => v.deprecated !== true).map((v) => v.version));
+        const newest = newestClusterApiVersion(supported.filter((v) => v.deprecated !== true).map((v) => v.version));
         if (newest === undefined) return fail("UnsupportedVersion", `profile ${cluster.spec?.profile} offers no version that is not deprecated; name one in spec.kubernetes.version`);
         version = newest;
       }
@@ -278,31 +279,6 @@ export class ClusterReconciler implements Reconciler {
       }
     }
   }
-}
-
-/**
- * The highest of `versions` by semantic-version precedence: numeric parts
- * first, a pre-release below its release, pre-releases of one version by
- * their identifiers (numerically where both are numbers); build metadata
- * does not count.
- */
-export function newestVersion(versions: readonly string[]): string | undefined {
-  const parsed = versions.map((v) => {
-    const normalized = normalizeClusterApiVersion(v);
-    const [withoutBuild = ""] = normalized.slice(1).split("+", 1);
-    const dash = withoutBuild.indexOf("-");
-    const core = dash === -1 ? withoutBuild : withoutBuild.slice(0, dash);
-    return { normalized, parts: core.split(".").map(Number), pre: dash === -1 ? undefined : withoutBuild.slice(dash + 1) };
-  });
-  parsed.sort((a, b) => {
-    for (let i = 0; i < 3; i++) {
-      const diff = (b.parts[i] ?? 0) - (a.parts[i] ?? 0);
-      if (diff !== 0) return diff;
-    }
-    if (a.pre === undefined || b.pre === undefined) return (a.pre === undefined ? 0 : 1) - (b.pre === undefined ? 0 : 1);
-    return b.pre.localeCompare(a.pre, "en", { numeric: true });
-  });
-  return parsed[0]?.normalized;
 }
 
 function errorMessage(err: unknown): string {

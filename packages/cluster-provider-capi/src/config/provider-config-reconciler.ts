@@ -20,6 +20,7 @@ import type {
   ClusterProfileV1alpha1,
   ClusterV1alpha1,
   ProviderConfigV1alpha1,
+  ProviderConfigV1alpha1Provider,
   ProviderConfigV1alpha1Status,
 } from "@edgeconnect/capi-provider-api";
 import { CLUSTER_PROFILE, INFRASTRUCTURE_PROVIDER, objectPath, PROVIDER_CONFIG } from "@edgeconnect/capi-provider-api";
@@ -124,7 +125,8 @@ export class ProviderConfigReconciler implements Reconciler {
     const conflicts = providerConflicts(config, others);
     const conflicting = new Set(conflicts.map((conflict) => providerKey(conflict.provider)));
     const declared = declaredProviders(config);
-    for (const provider of declared.filter((p) => !conflicting.has(providerKey(p)))) {
+    const applicable = declared.filter((p) => !conflicting.has(providerKey(p)));
+    for (const provider of applicable) {
       await this.ensureNamespace(client, provider.namespace);
       await client.apply(
         objectPath(operatorResource(provider.kind), provider.namespace, provider.name),
@@ -132,12 +134,12 @@ export class ProviderConfigReconciler implements Reconciler {
         configFieldManager(name),
       );
     }
-    await this.releaseUndeclared(client, name, new Set(declared.filter((p) => !conflicting.has(providerKey(p))).map(providerKey)));
+    await this.releaseUndeclared(client, name, new Set(applicable.map(providerKey)));
 
     await client.apply(objectPath(CLUSTER_PROFILE, undefined, profile), this.profileObject(profile, config), FIELD_MANAGER);
 
     const providers = this.providerStatuses(declared);
-    const notReady = providers.filter((p) => !p.ready);
+    const notReady = providers.filter((p) => p.status.ready !== true);
     const providersReady: ConditionUpdate =
       conflicts.length > 0
         ? {
@@ -150,8 +152,8 @@ export class ProviderConfigReconciler implements Reconciler {
           }
         : notReady.length === 0
           ? { type: "ProvidersReady", status: "True", reason: "Ready", message: declared.length === 0 ? "no providers declared" : "every declared provider is installed and ready" }
-          : { type: "ProvidersReady", status: "False", reason: "Installing", message: notReady.map((p) => `${p.type} ${p.name}: ${p.message}`).join("; ") };
-    await this.writeStatus(client, config, profile, providers, [
+          : { type: "ProvidersReady", status: "False", reason: "Installing", message: notReady.map((p) => `${p.status.type} ${p.status.name}: ${p.message}`).join("; ") };
+    await this.writeStatus(client, config, profile, providers.map((p) => p.status), [
       templateValid,
       providersReady,
       { type: "ClusterProfileReady", status: "True", reason: "Published", message: `ClusterProfile ${profile} is published` },
@@ -170,7 +172,7 @@ export class ProviderConfigReconciler implements Reconciler {
     const users = profile === undefined ? [] : this.options.clusters.list().filter((cluster) => cluster.spec?.profile === profile);
     if (users.length > 0) {
       const listed = users.slice(0, 5).map((c) => `${c.metadata.namespace ?? ""}/${c.metadata.name ?? ""}`);
-      await this.writeStatus(client, config, profile, (config.status?.providers ?? []).map((p) => ({ ...p, ready: p.ready === true, message: "" })), [
+      await this.writeStatus(client, config, profile, config.status?.providers ?? [], [
         {
           type: "ClusterProfileReady",
           status: "False",
@@ -213,11 +215,13 @@ export class ProviderConfigReconciler implements Reconciler {
       const installed = findCondition(observed?.status?.conditions, "ProviderInstalled");
       const problem = [installed, ready].find((condition) => condition !== undefined && condition.status !== "True");
       return {
-        type: provider.kind,
-        name: provider.name,
-        namespace: provider.namespace,
-        ...(observed?.status?.installedVersion === undefined ? {} : { installedVersion: observed.status.installedVersion }),
-        ready: ready?.status === "True",
+        status: {
+          type: provider.kind,
+          name: provider.name,
+          namespace: provider.namespace,
+          ...(observed?.status?.installedVersion === undefined ? {} : { installedVersion: observed.status.installedVersion }),
+          ready: ready?.status === "True",
+        },
         message:
           observed === undefined
             ? "waiting for the Cluster API Operator"
@@ -257,7 +261,7 @@ export class ProviderConfigReconciler implements Reconciler {
     client: RestClient,
     config: ProviderConfig,
     profile: string | undefined,
-    providers: readonly ProviderStatus[],
+    providers: readonly ProviderConfigV1alpha1Provider[],
     updates: readonly ConditionUpdate[],
   ): Promise<void> {
     const generation = config.metadata.generation;
@@ -267,7 +271,7 @@ export class ProviderConfigReconciler implements Reconciler {
       ...(generation === undefined ? {} : { observedGeneration: generation }),
       phase: commonPhase({ deleting: config.metadata.deletionTimestamp !== undefined, conditions: allConditions(previous, conditions) }),
       ...(profile === undefined ? {} : { profile }),
-      providers: providers.map(({ message: _message, ...rest }) => rest),
+      providers: [...providers],
       conditions,
     };
     await applyStatus(client, objectPath(PROVIDER_CONFIG, undefined, config.metadata.name ?? ""), config, status, FIELD_MANAGER);
@@ -281,12 +285,9 @@ export class ProviderConfigReconciler implements Reconciler {
 
 const CONFIG_CONDITIONS = ["TemplateValid", "ProvidersReady", "ClusterProfileReady"];
 
+/** A provider's entry in the status, and why it is not ready yet (for the condition). */
 interface ProviderStatus {
-  readonly type: NonNullable<ProviderConfigV1alpha1Status["providers"]>[number]["type"];
-  readonly name: string;
-  readonly namespace: string;
-  readonly installedVersion?: string;
-  readonly ready: boolean;
+  readonly status: ProviderConfigV1alpha1Provider;
   readonly message: string;
 }
 

@@ -104,10 +104,11 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
       .filter((ar) => ar.spec?.clusterRef?.name === cluster.metadata.name && ar.spec?.clusterRef?.namespace === cluster.metadata.namespace)
       .map((ar) => requestFor(ar));
 
+  // Both read a config's spec and metadata, never its status: a config's own status writes wake nobody.
   const configHandlers = combineHandlers<ProviderConfig>(
     // Configs share providers, so one config's change can settle another's conflict.
-    enqueueMapped(configController, () => configs.list().map((config) => requestFor(config))),
-    enqueueMapped(clusterController, clustersOfConfig),
+    enqueueMapped(configController, () => configs.list().map((config) => requestFor(config)), { ignoreStatus: true }),
+    enqueueMapped(clusterController, clustersOfConfig, { ignoreStatus: true }),
   );
   const profileHandlers = combineHandlers<ClusterProfile>(
     enqueueMapped(configController, (profile) => configNamed(profile.spec?.providerConfigRef.name)),

@@ -69,6 +69,16 @@ describe("enqueueMapped", () => {
     handlers.updated?.(widget({ labels: { owner: "old" } }), widget({ labels: { owner: "new" } }));
     expect(s.requests.map((r) => r.name)).toEqual(["old", "new"]);
   });
+
+  it("with ignoreStatus, skips an update of the status alone and still maps a spec change", () => {
+    const s = sink();
+    const owner = (obj: DeepReadonly<KubeObject>): Request[] => [{ cluster: "tenant-a", namespace: "default", name: obj.metadata?.labels?.owner ?? "" }];
+    const handlers = enqueueMapped(s, owner, { ignoreStatus: true });
+    handlers.updated?.({ ...widget({ labels: { owner: "a" } }), status: { phase: "Pending" } }, { ...widget({ labels: { owner: "a" } }), status: { phase: "Ready" } });
+    expect(s.requests).toEqual([]);
+    handlers.updated?.(widget({ labels: { owner: "a" }, generation: 1 }), widget({ labels: { owner: "a" }, generation: 2 }));
+    expect(s.requests.map((r) => r.name)).toEqual(["a", "a"]);
+  });
 });
 
 describe("combineHandlers", () => {

@@ -49,15 +49,22 @@ export function enqueueObject<T extends KubeObject>(sink: RequestSink): EventHan
 /**
  * Handlers for a secondary kind: `map` names the primary objects an event
  * concerns (an owner, the users of a Secret, ...). Every event counts, since
- * a secondary object's status is often what the primary reconciler reads.
+ * a secondary object's status is often what the primary reconciler reads;
+ * with `ignoreStatus`, an update counts only when something but the status
+ * changed, as for enqueueObject, for reconcilers that read only the spec.
  */
-export function enqueueMapped<T extends KubeObject>(sink: RequestSink, map: (obj: DeepReadonly<T>) => readonly Request[]): EventHandlers<T> {
+export function enqueueMapped<T extends KubeObject>(
+  sink: RequestSink,
+  map: (obj: DeepReadonly<T>) => readonly Request[],
+  options: { readonly ignoreStatus?: boolean } = {},
+): EventHandlers<T> {
   const send = (obj: DeepReadonly<T>): void => {
     for (const request of map(obj)) sink.enqueue(request);
   };
   return {
     added: send,
     updated: (old, current) => {
+      if (options.ignoreStatus === true && !changedBeyondStatus(old, current)) return;
       send(old);
       send(current);
     },
