@@ -21,16 +21,17 @@
 // fixes: `KubernetesCluster`, `KubernetesClusterSpec`, one shared `Condition`,
 // and every root field optional.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { parse, parseAllDocuments, stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import {
+  checkTypeNames,
   clone,
   cmp,
   committedFiles,
   compileTypes,
   namedParts,
   normalize,
+  readYaml,
   ROOT,
   runGenerator,
   UserError,
@@ -78,23 +79,9 @@ function canonical(value) {
 
 // ---------------------------------------------------------------- source
 
-function readYaml(path, what) {
-  let text;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new UserError(`cannot read ${what} ${relative(ROOT, path)}: ${err.message}`);
-  }
-  const docs = parseAllDocuments(text).map((doc) => {
-    if (doc.errors.length > 0) throw new UserError(`${relative(ROOT, path)}: ${doc.errors[0].message}`);
-    return doc.toJS();
-  });
-  return { text, docs: docs.filter((doc) => doc !== null && doc !== undefined) };
-}
-
 function readCrd({ file, exported }) {
   const path = join(CRD_DIR, file);
-  const { text, docs } = readYaml(path, "CRD");
+  const { text, docs } = readYaml(path, "CRD", relative(ROOT, path));
   const where = `packages/api/crds/${file}`;
   if (docs.length !== 1 || docs[0].kind !== "CustomResourceDefinition" || docs[0].apiVersion !== "apiextensions.k8s.io/v1") {
     throw new UserError(`${where}: expected exactly one apiextensions.k8s.io/v1 CustomResourceDefinition`);
@@ -210,24 +197,17 @@ function objectSchema(source, conditions) {
   return { schema, typeNames };
 }
 
-function checkNames(code, names, where) {
-  for (const name of names) {
-    if (!code.includes(`export type ${name} = `)) throw new UserError(`${where}: type ${name} missing from generator output`);
-  }
-  return code;
-}
-
 async function typesFile(sources) {
   const conditions = {};
   const parts = [];
   for (const source of sources) {
     const { schema, typeNames } = objectSchema(source, conditions);
     const code = await compileTypes(schema, source.where);
-    parts.push(`// ${source.names.kind}, from packages/api/crds/${source.file}\n\n${checkNames(code, typeNames, source.where).trim()}\n`);
+    parts.push(`// ${source.names.kind}, from packages/api/crds/${source.file}\n\n${checkTypeNames(code, typeNames, source.where).trim()}\n`);
   }
   if (conditions.schema === undefined) throw new UserError("no CRD has status.conditions; Condition cannot be generated");
   const conditionSchema = { ...conditions.schema, title: "Condition" };
-  const condition = checkNames(await compileTypes(conditionSchema, "Condition"), ["Condition"], "Condition");
+  const condition = checkTypeNames(await compileTypes(conditionSchema, "Condition"), ["Condition"], "Condition");
   return (
     `${tsHeader}\nimport type { ObjectMeta } from "../object-meta.js";\n\n` +
     `// metav1.Condition, the item of every conditions list\n\n${condition.trim()}\n\n${parts.join("\n")}`

@@ -32,7 +32,6 @@ const MODULES = [
       "clusters.openmcp.cloud_accessrequests.yaml",
       "openmcp.cloud_clusterproviders.yaml",
     ],
-    versions: () => true,
   },
   {
     module: "sigs.k8s.io/cluster-api-operator",
@@ -59,16 +58,13 @@ const HEADER =
 async function generate() {
   const crds = [];
   const pins = [];
-  const wanted = new Map();
   for (const source of MODULES) {
     const goMod = join(ROOT, source.goMod);
     const version = pinnedVersion(goMod, source.module);
     const dir = join(moduleDir(goMod, source.module, version), source.dir);
     pins.push({ module: source.module, version });
     for (const file of source.files) {
-      const crd = readCrd(join(dir, file));
-      wanted.set(crd, source.versions);
-      crds.push({ crd, source: `${source.module}@${version} ${source.dir}/${file}` });
+      crds.push({ crd: readCrd(join(dir, file)), source: `${source.module}@${version} ${source.dir}/${file}`, versions: source.versions });
     }
   }
   const own = readCrd(join(ROOT, OWN_CRDS, "capi.clusters.edgeconnect.eu_providerconfigs.yaml"));
@@ -80,7 +76,6 @@ async function generate() {
     metaImport: 'import type { ObjectMeta } from "@edgeconnect/kcp-ts";',
     resourcesConstant: "CAPI_PROVIDER_CRD_VERSIONS",
     resourcesDoc: "Every generated kind and version, as its CRD declares it. `storage`: the version its API server stores.",
-    versions: (crd, version) => (wanted.get(crd) ?? (() => true))(version.name),
   });
   const pinLines = pins.map(({ module, version }) => `  ${JSON.stringify(module)}: ${JSON.stringify(version)},`);
   output.set(

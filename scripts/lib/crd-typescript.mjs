@@ -1,8 +1,9 @@
 // What scripts/generate-kcp-types.mjs (kcp's CRDs) and scripts/generate-api.mjs
-// (ours) have in common: turning a CRD version's structural schema into
-// TypeScript with json-schema-to-typescript, and the command line that writes
-// the generated files or, with --check, reports where the committed ones
-// differ. One copy, so that kcp's types and ours come out of the same
+// (ours) have in common: reading the CRD files, turning a CRD version's
+// structural schema into TypeScript with json-schema-to-typescript, checking
+// that the types came out under the names chosen, and the command line that
+// writes the generated files or, with --check, reports where the committed
+// ones differ. One copy, so that kcp's types and ours come out of the same
 // normalisation and compiler settings, and a fix to either reaches both. Where
 // the CRDs come from, what the types are called and how the root object is
 // typed stay in each script.
@@ -10,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compile } from "json-schema-to-typescript";
+import { parseAllDocuments } from "yaml";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -179,6 +181,39 @@ export async function compileTypes(schema, where) {
     .join("\n");
   if (open || /^export interface /m.test(result)) throw new UserError(`${where}: unexpected generator output`);
   return result;
+}
+
+/**
+ * `code`, once it declares every type in `names`: json-schema-to-typescript
+ * renames or drops a title it does not like without a word, and the types
+ * are called by the names we chose.
+ */
+export function checkTypeNames(code, names, where) {
+  for (const name of names) {
+    if (!code.includes(`export type ${name} = `)) throw new UserError(`${where}: type ${name} missing from generator output`);
+  }
+  return code;
+}
+
+// ---------------------------------------------------------------- sources
+
+/**
+ * A YAML file's text and its non-empty documents. Errors name the file as
+ * `shown` (default the path as given) and say it was a `what` that could not
+ * be read: what the person running the generator has to go and fix.
+ */
+export function readYaml(path, what, shown = path) {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UserError(`cannot read ${what} ${shown}: ${err.message}`);
+  }
+  const docs = parseAllDocuments(text).map((doc) => {
+    if (doc.errors.length > 0) throw new UserError(`${shown}: ${doc.errors[0].message}`);
+    return doc.toJS();
+  });
+  return { text, docs: docs.filter((doc) => doc !== null && doc !== undefined) };
 }
 
 // ---------------------------------------------------------------- command line

@@ -7,8 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
-import { parseAllDocuments } from "yaml";
-import { cmp, compileTypes, namedParts, normalize, pascal, ROOT, UserError } from "./crd-typescript.mjs";
+import { checkTypeNames, cmp, compileTypes, namedParts, normalize, pascal, readYaml, ROOT, UserError } from "./crd-typescript.mjs";
 
 /** The version of `module` that `goMod` requires; a replace of it is refused (pinned releases only). */
 export function pinnedVersion(goMod, module) {
@@ -69,18 +68,7 @@ export function moduleDir(goMod, module, version) {
 }
 
 export function readCrd(file) {
-  let text;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new UserError(`cannot read CRD ${file}: ${err.message}`);
-  }
-  const docs = parseAllDocuments(text)
-    .map((doc) => {
-      if (doc.errors.length > 0) throw new UserError(`${file}: ${doc.errors[0].message}`);
-      return doc.toJS();
-    })
-    .filter((doc) => doc !== null && doc !== undefined);
+  const { docs } = readYaml(file, "CRD");
   if (docs.length !== 1 || docs[0].kind !== "CustomResourceDefinition") {
     throw new UserError(`${file}: expected exactly one CustomResourceDefinition`);
   }
@@ -158,25 +146,26 @@ function restoreNames(code, names, where) {
   for (const name of names) {
     const mangled = name.replace(/\d+[a-zA-Z]/g, (m) => m.toUpperCase());
     result = result.replace(new RegExp(`\\b${mangled}\\b`, "g"), name);
-    if (!result.includes(`export type ${name} = `)) throw new UserError(`${where}: type ${name} missing from generator output`);
+    checkTypeNames(result, [name], where);
   }
   return result;
 }
 
 /**
- * The generated files for `crds` (`{ crd, source }`, `source` naming the file
- * in the header of its types): one file per group-version holding a type per
- * kind and named part (`versions` picks served versions, default all served),
+ * The generated files for `crds` (`{ crd, source, versions? }`, `source`
+ * naming the file in the header of its types, `versions` picking served
+ * versions by name, default all served): one file per group-version holding a type per
+ * kind and named part,
  * `resources.ts` with the constant `resourcesConstant` listing group,
  * version, kind, plural, scope and storage of each, and `index.ts`.
  * `header` opens every file; `metaImport` is the import line of ObjectMeta.
  */
-export async function crdTypeFiles({ crds, header, metaImport, resourcesConstant, resourcesDoc, versions = () => true }) {
+export async function crdTypeFiles({ crds, header, metaImport, resourcesConstant, resourcesDoc }) {
   const entries = [];
-  for (const { crd, source } of crds) {
+  for (const { crd, source, versions = () => true } of crds) {
     const { group, names, scope } = crd.spec;
     for (const v of crd.spec.versions) {
-      if (!v.served || !versions(crd, v)) continue;
+      if (!v.served || !versions(v.name)) continue;
       entries.push({
         group,
         version: v.name,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-export { FlagError, parseCcmFlags, parseDuration, USAGE, type CcmFlags, type ControllerName } from "./cli/flags.js";
+export { FlagError, parseCcmFlags, USAGE, type CcmFlags, type ControllerName } from "./cli/flags.js";
 export {
   CloudConfigError,
   DEFAULT_BANDWIDTH_MBIT,

@@ -8,7 +8,8 @@
  * at once per kind and that many retries per second, per-key backoff from
  * 1 s (or the poll interval, if shorter) to 60 s.
  */
-import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
+import { collectionPath, objectPath, type ResourcePathParts } from "@edgeconnect/api";
+import { getIfPresent, type RestClient } from "@edgeconnect/kcp-ts";
 import {
   Controller,
   enqueueObject,
@@ -20,13 +21,13 @@ import {
   Store,
   TokenBucketRateLimiter,
   type ControllerLogger,
-  type RuntimeFlags,
   type Source,
 } from "@edgeconnect/runtime";
+import type { SimulatorFlags } from "./cli/flags.js";
 import { EXTERNAL_KINDS } from "./external/index.js";
 import { OtcClients } from "./managed/otc-clients.js";
 import { ManagedReconciler } from "./managed/reconciler.js";
-import { collectionPath, type ManagedResource } from "./managed/resource.js";
+import type { ManagedResource } from "./managed/resource.js";
 
 /** Field manager of every write of this process. */
 export const FIELD_MANAGER = "crossplane-otc-simulator";
@@ -37,35 +38,38 @@ const RECONCILE_TIMEOUT_MS = 120_000;
 export interface ProviderOptions {
   /** The infrastructure cluster the MRs live on. */
   readonly client: RestClient;
-  readonly flags: Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress">;
-  readonly pollIntervalMs: number;
-  readonly maxReconcileRate: number;
-  /** One base URL for every OTC service; otherwise each credentials Secret's auth_url decides. */
-  readonly endpointOverride?: string;
-  /** Watch this namespace only (test suites sharing one cluster); default all. */
-  readonly namespace?: string;
+  /** The command line's servers, poll, rate and test hooks; main.ts passes what it parsed. */
+  readonly flags: Pick<
+    SimulatorFlags,
+    "metricsBindAddress" | "healthProbeBindAddress" | "pollIntervalMs" | "maxReconcileRate" | "otcEndpointOverride" | "namespace"
+  >;
   readonly logger: ControllerLogger;
   readonly onListening?: (ports: { metrics: number; probes: number }) => void;
 }
+
+/** The kind the CRDs are, for objectPath. */
+const CUSTOM_RESOURCE_DEFINITION: ResourcePathParts = {
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  kind: "CustomResourceDefinition",
+  plural: "customresourcedefinitions",
+  scope: "Cluster",
+};
 
 /** The provider's CRDs that are not served by `client`, by resource name. */
 export async function missingCrds(client: Pick<RestClient, "get">, signal?: AbortSignal): Promise<string[]> {
   const missing: string[] = [];
   for (const kind of EXTERNAL_KINDS) {
     const name = `${kind.plural}.${kind.group}`;
-    try {
-      await client.get(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, { signal });
-    } catch (err) {
-      if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
-      missing.push(name);
-    }
+    if ((await getIfPresent(client, objectPath(CUSTOM_RESOURCE_DEFINITION, undefined, name), { signal })) === undefined) missing.push(name);
   }
   return missing;
 }
 
 /** Runs until `signal` aborts. */
 export async function runProvider(options: ProviderOptions, signal: AbortSignal): Promise<void> {
-  const { client, logger, maxReconcileRate, pollIntervalMs } = options;
+  const { client, logger } = options;
+  const { maxReconcileRate, pollIntervalMs, otcEndpointOverride, namespace } = options.flags;
   const metrics = new RuntimeMetrics();
   const clients = new OtcClients();
   const sources: Record<string, Source> = {};
@@ -79,7 +83,7 @@ export async function runProvider(options: ProviderOptions, signal: AbortSignal)
         store,
         client,
         clients,
-        settings: options.endpointOverride === undefined ? {} : { endpointOverride: options.endpointOverride },
+        settings: otcEndpointOverride === undefined ? {} : { endpointOverride: otcEndpointOverride },
         fieldManager: FIELD_MANAGER,
         pollIntervalMs,
       }),
@@ -97,7 +101,7 @@ export async function runProvider(options: ProviderOptions, signal: AbortSignal)
     controllers.push(controller);
     sources[kind.plural] = new Reflector<ManagedResource>({
       client,
-      path: collectionPath(kind, options.namespace),
+      path: collectionPath(kind, namespace),
       store,
       handlers: enqueueObject(controller),
       logger,

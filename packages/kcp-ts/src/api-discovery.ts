@@ -6,7 +6,7 @@
  * may have arrived since). A group-version the server does not serve is
  * looked up again on each call, since its CRD may come at any time.
  */
-import { HttpStatusError } from "./errors.js";
+import { isNotFound } from "./not-found.js";
 import type { RestClient } from "./rest-client.js";
 
 export interface DiscoveredResource {
@@ -54,7 +54,7 @@ export class ApiDiscovery {
     try {
       list = await this.client.get<ResourceList>(path, { ...(signal ? { signal } : {}) });
     } catch (err) {
-      if (err instanceof HttpStatusError && err.status === 404) return new Map();
+      if (isNotFound(err)) return new Map();
       throw err;
     }
     const kinds = new Map<string, DiscoveredResource>();

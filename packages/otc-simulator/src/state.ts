@@ -494,8 +494,7 @@ export class SimulatorState {
     }
   }
 
-  /** How many objects of each kind exist (seeded ones included), after applying due changes: what an e2e leak check compares. */
-  /** What exists, in every project or in `projectId` only (each tenant brings its own). */
+  /** How many objects of each kind exist (seeded ones included), in every project or in `projectId` only, after applying due changes: what an e2e leak check compares. */
   liveObjects(projectId?: string): LiveObjects {
     this.settle();
     const count = (items: Iterable<{ readonly projectId: string }>): number => [...items].filter((item) => projectId === undefined || item.projectId === projectId).length;

@@ -122,7 +122,7 @@ describe("cancellation", () => {
     for (const name of ["parseAuthorization", "sdkDate", "signature", "signRequest", "stringToSign", "resolveEndpoints", "serviceUrl", "collect"]) {
       offline.add(name);
     }
-    for (const name of ["endpointsFromAuthUrl", "isCredentialRejection", "isPasswordCredentials"]) {
+    for (const name of ["abortable", "endpointsFromAuthUrl", "isCredentialRejection", "isPasswordCredentials"]) {
       offline.add(name);
     }
     const functions = Object.entries(entryPoint).filter(([name, value]) => typeof value === "function" && !offline.has(name));

@@ -13,6 +13,8 @@
  *   `validateCredentials`, which tells refused credentials from an
  *   unreachable IAM.
  * - The four paging styles as async iterators.
+ * - `abortable`: waiting on shared work (a connect, a token request) that
+ *   ends at once for the one caller whose signal aborts.
  * - ECS servers and keypairs, ELB v2 (shared) and v3 (dedicated) load
  *   balancers with listeners, pools, members and health monitors, EIPs,
  *   VPCs and subnets, and CCE clusters (master EIP, client certificates)
@@ -20,6 +22,7 @@
  *
  * @module
  */
+export { abortable } from "./abort.js";
 export { OtcApiError, OtcConfigError, isCredentialRejection, isRetryableStatus, parseErrorBody, type OtcErrorDetail } from "./errors.js";
 export {
   canonicalRequest,

@@ -151,5 +151,6 @@ export {
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
   DEFAULT_METRICS_BIND_ADDRESS,
   parseRuntimeFlags,
+  type RuntimeFlagDefaults,
   type RuntimeFlags,
 } from "./observability/flags.js";

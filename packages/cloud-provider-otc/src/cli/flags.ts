@@ -15,7 +15,7 @@
 import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 import { PROVIDER_NAME } from "../instances/provider-id.js";
 
-export { FlagError, parseDuration };
+export { FlagError };
 
 export type ControllerName = "cloud-node" | "cloud-node-lifecycle" | "service";
 
@@ -102,39 +102,34 @@ export const USAGE = `Usage: otc-cloud-controller-manager [flags]
 `;
 
 export function parseCcmFlags(argv: readonly string[]): CcmFlags {
-  const runtime = parseRuntimeFlags(argv);
-  const explicitLeaderElect = argv.some((arg) => arg === "--leader-elect" || arg.startsWith("--leader-elect="));
+  // Kubernetes' cloud-controller-manager elects a leader unless --leader-elect=false.
+  const runtime = parseRuntimeFlags(argv, { leaderElect: true });
   const line = parseCommandLine(runtime.rest, VALUE_FLAGS);
-  const values = { get: (flag: ValueFlag): string | undefined => line.value(flag) };
   const help = line.help;
 
-  const provider = values.get("cloud-provider");
+  const provider = line.value("cloud-provider");
   if (provider !== undefined && provider !== PROVIDER_NAME) {
     throw new FlagError(`--cloud-provider=${provider}: this controller manager is the ${PROVIDER_NAME} provider`);
   }
-  const { controllers, routeRequested } = parseControllers(values.get("controllers") ?? "*");
-  const optional = <K extends string>(key: K, flag: ValueFlag): Partial<Record<K, string>> => {
-    const value = values.get(flag);
-    return (value === undefined || value === "" ? {} : { [key]: value }) as Partial<Record<K, string>>;
-  };
-  const duration = (flag: ValueFlag, fallback: string): number => parseDuration(`--${flag}`, values.get(flag) ?? fallback);
+  const { controllers, routeRequested } = parseControllers(line.value("controllers") ?? "*");
+  const duration = (flag: ValueFlag, fallback: string): number => parseDuration(`--${flag}`, line.value(flag) ?? fallback);
   const flags: CcmFlags = {
     metricsBindAddress: runtime.metricsBindAddress,
     healthProbeBindAddress: runtime.healthProbeBindAddress,
-    leaderElect: explicitLeaderElect ? runtime.leaderElect : true,
-    ...optional("cloudConfig", "cloud-config"),
-    ...optional("clusterName", "cluster-name"),
-    ...optional("kubeconfig", "kubeconfig"),
+    leaderElect: runtime.leaderElect,
+    ...line.optional("cloudConfig", "cloud-config"),
+    ...line.optional("clusterName", "cluster-name"),
+    ...line.optional("kubeconfig", "kubeconfig"),
     controllers,
     routeRequested,
-    leaderElectNamespace: values.get("leader-elect-resource-namespace") ?? "kube-system",
-    leaderElectName: values.get("leader-elect-resource-name") ?? "cloud-controller-manager",
+    leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
+    leaderElectName: line.value("leader-elect-resource-name") ?? "cloud-controller-manager",
     leaseDurationMs: duration("leader-elect-lease-duration", "15s"),
     renewDeadlineMs: duration("leader-elect-renew-deadline", "10s"),
     retryPeriodMs: duration("leader-elect-retry-period", "2s"),
     nodeMonitorPeriodMs: duration("node-monitor-period", "5s"),
     nodeStatusUpdateFrequencyMs: duration("node-status-update-frequency", "5m"),
-    concurrentServiceSyncs: positiveInteger("--concurrent-service-syncs", values.get("concurrent-service-syncs") ?? "1"),
+    concurrentServiceSyncs: positiveInteger("--concurrent-service-syncs", line.value("concurrent-service-syncs") ?? "1"),
     help,
   };
   if (flags.renewDeadlineMs >= flags.leaseDurationMs) {

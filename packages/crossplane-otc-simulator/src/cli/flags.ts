@@ -6,7 +6,7 @@
  * and two test hooks: one OTC base URL for every service, and a single
  * namespace to watch.
  */
-import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
+import { DISABLED_ADDRESS, FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 
 export { FlagError };
 
@@ -14,7 +14,9 @@ export interface SimulatorFlags extends Pick<RuntimeFlags, "metricsBindAddress" 
   readonly kubeconfig?: string;
   readonly pollIntervalMs: number;
   readonly maxReconcileRate: number;
+  /** One base URL for every OTC service; otherwise each credentials Secret's auth_url decides. */
   readonly otcEndpointOverride?: string;
+  /** Watch this namespace only (test suites sharing one cluster); default all. */
   readonly namespace?: string;
   readonly help: boolean;
 }
@@ -38,25 +40,21 @@ kube-apiserver against the OTC API.
 `;
 
 export function parseSimulatorFlags(argv: readonly string[]): SimulatorFlags {
-  const explicit = (flag: string): boolean => argv.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
-  const runtime = parseRuntimeFlags(argv);
+  // Off unless given: test suites run several of these processes side by side.
+  const runtime = parseRuntimeFlags(argv, { metricsBindAddress: DISABLED_ADDRESS, healthProbeBindAddress: DISABLED_ADDRESS });
   if (runtime.leaderElect) throw new FlagError("--leader-elect: the simulator runs as a single process and has no leader election");
   const line = parseCommandLine(runtime.rest, VALUE_FLAGS);
-  const optional = <K extends string>(key: K, flag: string): Partial<Record<K, string>> => {
-    const value = line.value(flag);
-    return (value === undefined || value === "" ? {} : { [key]: value }) as Partial<Record<K, string>>;
-  };
   const poll = line.value("poll-interval") ?? line.value("poll");
   const endpoint = line.value("otc-endpoint-override");
   if (endpoint !== undefined && endpoint !== "") checkEndpoint(endpoint);
   return {
-    metricsBindAddress: explicit("--metrics-bind-address") ? runtime.metricsBindAddress : "0",
-    healthProbeBindAddress: explicit("--health-probe-bind-address") ? runtime.healthProbeBindAddress : "0",
-    ...optional("kubeconfig", "kubeconfig"),
+    metricsBindAddress: runtime.metricsBindAddress,
+    healthProbeBindAddress: runtime.healthProbeBindAddress,
+    ...line.optional("kubeconfig", "kubeconfig"),
     pollIntervalMs: parseDuration("--poll-interval", poll ?? "10s"),
     maxReconcileRate: positiveInteger("--max-reconcile-rate", line.value("max-reconcile-rate") ?? "10"),
-    ...optional("otcEndpointOverride", "otc-endpoint-override"),
-    ...optional("namespace", "namespace"),
+    ...line.optional("otcEndpointOverride", "otc-endpoint-override"),
+    ...line.optional("namespace", "namespace"),
     help: line.help,
   };
 }

@@ -39,6 +39,7 @@ export const CLUSTER_V3: ExternalKind = {
   version: "v1alpha1",
   kind: "ClusterV3",
   plural: "clusterv3s",
+  scope: "Namespaced",
   forceNew: new Set([
     "name",
     "cluster_type",

@@ -24,6 +24,7 @@ export const EIP_V1: ExternalKind = {
   version: "v1alpha1",
   kind: "EIPV1",
   plural: "eipv1s",
+  scope: "Namespaced",
   // Bandwidth name and size, and the EIP's name and port, change in place in Terraform; the simulator does not do that.
   forceNew: new Set(["publicip.*.type", "publicip.*.ip_address", "bandwidth.*.share_type", "bandwidth.*.charge_mode", "region"]),
   async create({ otc, signal }, parameters) {

@@ -12,6 +12,7 @@ export const KEYPAIR_V2: ExternalKind = {
   version: "v1alpha1",
   kind: "KeypairV2",
   plural: "keypairv2s",
+  scope: "Namespaced",
   forceNew: new Set(["name", "public_key", "region", "value_specs"]),
   async create({ otc, signal }, parameters) {
     const name = requiredString(parameters, "name", "name");

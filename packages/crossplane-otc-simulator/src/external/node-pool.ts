@@ -17,6 +17,7 @@ export const NODE_POOL_V3: ExternalKind = {
   version: "v1alpha1",
   kind: "NodePoolV3",
   plural: "nodepoolv3s",
+  scope: "Namespaced",
   forceNew: new Set(["cluster_id", "flavor", "availability_zone", "os", "key_pair", "root_volume", "data_volumes", "runtime", "region"]),
   inPlace: {
     arguments: new Set(["initial_node_count"]),

@@ -24,6 +24,7 @@ export const VPC_V1: ExternalKind = {
   version: VERSION,
   kind: "VpcV1",
   plural: "vpcv1s",
+  scope: "Namespaced",
   // name, cidr and description change in place in Terraform; the simulator does not do that.
   forceNew: new Set(["region"]),
   async create({ otc, signal }, parameters) {
@@ -55,6 +56,7 @@ export const SUBNET_V1: ExternalKind = {
   version: VERSION,
   kind: "SubnetV1",
   plural: "subnetv1s",
+  scope: "Namespaced",
   forceNew: new Set(["cidr", "gateway_ip", "vpc_id", "availability_zone", "region"]),
   async create({ otc, signal }, parameters) {
     const optional = defined({

@@ -5,7 +5,7 @@
  * Upjet puts only sensitive Terraform attributes into it and none of our
  * kinds has one that we fill, so the Secret carries no data (reference §1.6).
  */
-import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
+import { deleteIfPresent, type RestClient } from "@edgeconnect/kcp-ts";
 import { apiVersionOf, type ManagedKind, type ManagedResource } from "./resource.js";
 
 export const CONNECTION_SECRET_TYPE = "connection.crossplane.io/v1alpha1";
@@ -42,9 +42,5 @@ export async function publishConnection(mr: ManagedResource, kind: ManagedKind, 
 export async function unpublishConnection(mr: ManagedResource, context: Pick<PublishContext, "client" | "signal">): Promise<void> {
   const name = mr.spec?.writeConnectionSecretToRef?.name;
   if (name === undefined || name === "") return;
-  try {
-    await context.client.delete(secretPath(mr, name), { signal: context.signal });
-  } catch (err) {
-    if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
-  }
+  await deleteIfPresent(context.client, secretPath(mr, name), { signal: context.signal });
 }

@@ -6,7 +6,7 @@
  * reconcile tries again (a fixed Secret takes effect at once).
  */
 import { createHash } from "node:crypto";
-import { connectOtcClient, type OtcClient } from "@edgeconnect/otc";
+import { abortable, connectOtcClient, type OtcClient } from "@edgeconnect/otc";
 import type { ConnectOptions } from "./credentials.js";
 
 /** How long a connect (project discovery, the first token) may take. */
@@ -66,13 +66,4 @@ export class OtcClients {
 /** A digest, so that the map holds no credential as a key. */
 function fingerprint(options: ConnectOptions): string {
   return createHash("sha256").update(JSON.stringify(options)).digest("hex");
-}
-
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

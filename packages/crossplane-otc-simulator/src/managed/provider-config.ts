@@ -9,14 +9,17 @@
  * Error messages are the provider's chain (`connect failed: cannot get
  * terraform setup: ...`) around the API server's own words.
  */
-import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { collectionPath, objectPath } from "@edgeconnect/api";
+import { deleteIfPresent, HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { clientOptions, parseCredentials, type ClientSettings, type ConnectOptions } from "./credentials.js";
 import {
   apiVersionOf,
+  CLUSTER_PROVIDER_CONFIG,
+  PROVIDER_CONFIG,
   PROVIDER_CONFIG_LABEL,
+  PROVIDER_CONFIG_USAGE,
   PROVIDER_GROUP,
   PROVIDER_VERSION,
-  providerPath,
   type ManagedKind,
   type ManagedResource,
   type ProviderConfigReference,
@@ -68,13 +71,10 @@ export async function connectOptions(mr: ManagedResource, kind: ManagedKind, con
 }
 
 async function providerConfig(ref: ProviderConfigReference, namespace: string, context: ConnectContext): Promise<ProviderConfig> {
-  const path =
-    ref.kind === "ProviderConfig"
-      ? providerPath("providerconfigs", namespace, ref.name)
-      : ref.kind === "ClusterProviderConfig"
-        ? providerPath("clusterproviderconfigs", undefined, ref.name)
-        : undefined;
-  if (path === undefined) throw new ConnectError(`unsupported provider config kind "${ref.kind}": ProviderConfig or ClusterProviderConfig`);
+  const configKind = ref.kind === "ProviderConfig" ? PROVIDER_CONFIG : ref.kind === "ClusterProviderConfig" ? CLUSTER_PROVIDER_CONFIG : undefined;
+  if (configKind === undefined) throw new ConnectError(`unsupported provider config kind "${ref.kind}": ProviderConfig or ClusterProviderConfig`);
+  // Not objectPath, which throws on an empty name: the CRDs allow an empty providerConfigRef.name, and its request goes to the API server like any other.
+  const path = `${collectionPath(configKind, configKind === PROVIDER_CONFIG ? namespace : undefined)}/${encodeURIComponent(ref.name)}`;
   try {
     return await context.client.get<ProviderConfig>(path, { signal: context.signal });
   } catch (err) {
@@ -105,7 +105,7 @@ async function trackUsage(mr: ManagedResource, kind: ManagedKind, ref: ProviderC
     resourceRef: { apiVersion: apiVersionOf(kind), kind: kind.kind, name, uid },
   };
   try {
-    await context.client.apply(providerPath("providerconfigusages", namespace, uid), usage, context.fieldManager, { signal: context.signal });
+    await context.client.apply(objectPath(PROVIDER_CONFIG_USAGE, namespace, uid), usage, context.fieldManager, { signal: context.signal });
   } catch (err) {
     throw new ConnectError(`cannot track ProviderConfig usage: cannot apply ProviderConfigUsage: ${messageOf(err)}`, { cause: err });
   }
@@ -117,12 +117,7 @@ async function trackUsage(mr: ManagedResource, kind: ManagedKind, ref: ProviderC
  * bare kube-apiserver (the test clusters) has no garbage collector.
  */
 export async function releaseUsage(mr: ManagedResource, context: Pick<ConnectContext, "client" | "signal">): Promise<void> {
-  const path = providerPath("providerconfigusages", mr.metadata?.namespace ?? "", mr.metadata?.uid ?? "");
-  try {
-    await context.client.delete(path, { signal: context.signal });
-  } catch (err) {
-    if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
-  }
+  await deleteIfPresent(context.client, objectPath(PROVIDER_CONFIG_USAGE, mr.metadata?.namespace, mr.metadata?.uid ?? ""), { signal: context.signal });
 }
 
 async function credentials(config: ProviderConfig, ref: ProviderConfigReference, namespace: string, context: ConnectContext): Promise<Record<string, string>> {

@@ -20,6 +20,7 @@
  * first and then throw, so the controller retries with backoff.
  */
 import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
+import { objectPath } from "@edgeconnect/api";
 import {
   conditionTime,
   ensureFinalizer,
@@ -70,7 +71,6 @@ import {
   EXTERNAL_NAME,
   FINALIZER,
   managementPolicies,
-  objectPath,
   PAUSED,
   type ManagedResource,
   type ManagedStatus,
@@ -109,12 +109,15 @@ export class ManagedReconcileError extends Error {
 
 export class ManagedReconciler implements Reconciler {
   private readonly kind: ExternalKind;
+  /** The kind's choice, read once: every verdict of this kind uses it. */
+  private readonly readyOnlyWhenSettled: boolean;
   private readonly writes: StepWrites;
   /** upjet's operation tracker: the async operation under way per MR uid, lost on restart as upjet's is. */
   private readonly operations = new Map<string, TrackedOperation>();
 
   constructor(private readonly options: ManagedReconcilerOptions) {
     this.kind = options.kind;
+    this.readyOnlyWhenSettled = options.kind.readyOnlyWhenSettled ?? false;
     this.writes = { client: options.client, kind: options.kind, fieldManager: options.fieldManager, now: options.now ?? (() => new Date()) };
   }
 
@@ -225,7 +228,7 @@ export class ManagedReconciler implements Reconciler {
       observation = (await this.observe(step, external, externalName, parameters)) ?? observation;
     }
     const operation = this.operations.get(uid);
-    const verdict = observedVerdict({ phase: observation.phase, operation, readyOnlyWhenSettled: this.kind.readyOnlyWhenSettled ?? false });
+    const verdict = observedVerdict({ phase: observation.phase, operation, readyOnlyWhenSettled: this.readyOnlyWhenSettled });
     if (verdict.operationEnded) this.operations.delete(uid);
     // Upjet does not refresh an object while its create runs: the status shows it once the create is done.
     const creatingNow = operation === "create" && observation.phase.kind === "settling";
@@ -291,7 +294,7 @@ export class ManagedReconciler implements Reconciler {
           ? `refuse to update the external resource because the following update requires replacing it: ${forceNewMessage(refused)}`
           : `the simulator does not update the argument "${notInPlace?.argument ?? ""}" in place`;
       const message = `async update failed: ${reason}`;
-      const existing = observedVerdict({ phase: observation.phase, operation: undefined, readyOnlyWhenSettled: this.kind.readyOnlyWhenSettled ?? false });
+      const existing = observedVerdict({ phase: observation.phase, operation: undefined, readyOnlyWhenSettled: this.readyOnlyWhenSettled });
       throw await step.fail(
         { ...existing.conditions, [SYNCED]: reconcileError(`update failed: ${message}`), [LAST_ASYNC_OPERATION]: lastAsyncFailure("AsyncUpdateFailure", message) },
         message,
@@ -341,7 +344,7 @@ class Step {
     readonly signal: AbortSignal,
     readonly log: ControllerLogger,
   ) {
-    this.path = objectPath(writes.kind, mr.metadata?.namespace ?? "", mr.metadata?.name ?? "");
+    this.path = objectPath(writes.kind, mr.metadata?.namespace, mr.metadata?.name ?? "");
   }
 
   async ensureFinalizer(): Promise<void> {

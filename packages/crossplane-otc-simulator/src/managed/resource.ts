@@ -3,6 +3,7 @@
  * Crossplane gives its annotations and finalizer, and the resources this
  * process reads and writes besides the MRs.
  */
+import type { ResourcePathParts } from "@edgeconnect/api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
 import type { Condition } from "@edgeconnect/runtime";
 
@@ -31,12 +32,10 @@ export interface ManagedStatus {
   observedGeneration?: number;
 }
 
-/** An MR kind's API coordinates. */
-export interface ManagedKind {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly plural: string;
+/** An MR kind's API coordinates, as `collectionPath` and `objectPath` of @edgeconnect/api take them. */
+export interface ManagedKind extends ResourcePathParts {
+  /** The provider's `.m.` groups hold namespaced MRs only. */
+  readonly scope: "Namespaced";
 }
 
 export const FINALIZER = "finalizer.managedresource.crossplane.io";
@@ -57,20 +56,28 @@ export function apiVersionOf(kind: ManagedKind): string {
   return `${kind.group}/${kind.version}`;
 }
 
-/** The collection of `kind` in `namespace`, or in every namespace. */
-export function collectionPath(kind: ManagedKind, namespace?: string): string {
-  const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
-  return `/apis/${kind.group}/${kind.version}${scope}/${kind.plural}`;
-}
-
-export function objectPath(kind: ManagedKind, namespace: string, name: string): string {
-  return `${collectionPath(kind, namespace)}/${encodeURIComponent(name)}`;
-}
-
-export function providerPath(plural: string, namespace: string | undefined, name: string): string {
-  const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
-  return `/apis/${PROVIDER_GROUP}/${PROVIDER_VERSION}${scope}/${plural}/${encodeURIComponent(name)}`;
-}
+/** The provider's own kinds that this process reads and writes besides the MRs. */
+export const PROVIDER_CONFIG: ResourcePathParts = {
+  group: PROVIDER_GROUP,
+  version: PROVIDER_VERSION,
+  kind: "ProviderConfig",
+  plural: "providerconfigs",
+  scope: "Namespaced",
+};
+export const CLUSTER_PROVIDER_CONFIG: ResourcePathParts = {
+  group: PROVIDER_GROUP,
+  version: PROVIDER_VERSION,
+  kind: "ClusterProviderConfig",
+  plural: "clusterproviderconfigs",
+  scope: "Cluster",
+};
+export const PROVIDER_CONFIG_USAGE: ResourcePathParts = {
+  group: PROVIDER_GROUP,
+  version: PROVIDER_VERSION,
+  kind: "ProviderConfigUsage",
+  plural: "providerconfigusages",
+  scope: "Namespaced",
+};
 
 /**
  * forProvider with initProvider's fields filled in where forProvider leaves

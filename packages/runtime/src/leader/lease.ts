@@ -4,7 +4,7 @@
  * rides along, so a concurrent writer makes ours fail with 409). Every call
  * takes the signal that bounds the attempt it belongs to.
  */
-import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { getIfPresent, HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 
 export interface LeaseSpec {
   holderIdentity?: string;
@@ -42,12 +42,7 @@ export class LeaseLock {
 
   /** The current Lease, or undefined if there is none. */
   async get(signal?: AbortSignal): Promise<Lease | undefined> {
-    try {
-      return await this.client.get<Lease>(this.path, { signal });
-    } catch (err) {
-      if (err instanceof HttpStatusError && err.status === 404) return undefined;
-      throw err;
-    }
+    return getIfPresent<Lease>(this.client, this.path, { signal });
   }
 
   /** Creates the Lease; undefined if someone else created it first. */

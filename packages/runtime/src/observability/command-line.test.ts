@@ -12,6 +12,12 @@ describe("parseCommandLine", () => {
     expect(line.help).toBe(false);
   });
 
+  it("gives an optional flag's value under the binary's key, and nothing when it is absent or empty", () => {
+    expect(parseCommandLine(["--kubeconfig=/a"], KNOWN).optional("kubeconfigPath", "kubeconfig")).toEqual({ kubeconfigPath: "/a" });
+    expect(parseCommandLine(["--kubeconfig="], KNOWN).optional("kubeconfig", "kubeconfig")).toEqual({});
+    expect(parseCommandLine([], KNOWN).optional("kubeconfig", "kubeconfig")).toEqual({});
+  });
+
   it("sees --help and -h", () => {
     expect(parseCommandLine(["-h"], KNOWN).help).toBe(true);
     expect(parseCommandLine(["--help"], KNOWN).help).toBe(true);

@@ -16,6 +16,12 @@ export interface CommandLine {
   value(name: string): string | undefined;
   /** Every value given for `name`, in order. */
   values(name: string): readonly string[];
+  /**
+   * `{ [key]: value }` when `name` was given a non-empty value, else `{}`:
+   * spread into a binary's flags so that an optional field is absent rather
+   * than "", and `--kubeconfig=` means the default, not a file named "".
+   */
+  optional<K extends string>(key: K, name: string): Partial<Record<K, string>>;
 }
 
 /**
@@ -39,10 +45,15 @@ export function parseCommandLine(args: readonly string[], valueFlags: ReadonlySe
     if (value === undefined) throw new FlagError(`flag --${name} needs a value`);
     values.set(name, [...(values.get(name) ?? []), value]);
   }
+  const value = (name: string): string | undefined => values.get(name)?.at(-1);
   return {
     help,
-    value: (name) => values.get(name)?.at(-1),
+    value,
     values: (name) => values.get(name) ?? [],
+    optional: <K extends string>(key: K, name: string) => {
+      const given = value(name);
+      return (given === undefined || given === "" ? {} : { [key]: given }) as Partial<Record<K, string>>;
+    },
   };
 }
 

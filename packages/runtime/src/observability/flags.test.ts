@@ -11,6 +11,18 @@ describe("parseRuntimeFlags", () => {
     });
   });
 
+  it("takes a binary's defaults for the flags not given, and the flags given over them", () => {
+    const defaults = { metricsBindAddress: "0", healthProbeBindAddress: "0", leaderElect: true };
+    expect(parseRuntimeFlags([], defaults)).toEqual({ ...defaults, rest: [] });
+    expect(parseRuntimeFlags(["--metrics-bind-address=:9090", "--leader-elect=false"], defaults)).toEqual({
+      metricsBindAddress: ":9090",
+      healthProbeBindAddress: "0",
+      leaderElect: false,
+      rest: [],
+    });
+    expect(parseRuntimeFlags([], { leaderElect: true })).toEqual({ metricsBindAddress: ":8080", healthProbeBindAddress: ":8081", leaderElect: true, rest: [] });
+  });
+
   it("reads --flag=value and --flag value", () => {
     expect(parseRuntimeFlags(["--metrics-bind-address=:9090", "--health-probe-bind-address", "127.0.0.1:0", "--leader-elect"])).toEqual({
       metricsBindAddress: ":9090",

@@ -11,15 +11,18 @@ export const DEFAULT_METRICS_BIND_ADDRESS = ":8080";
 export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ":8081";
 
 export interface RuntimeFlags {
-  /** --metrics-bind-address; default ":8080"; "0" disables the metrics server. */
+  /** --metrics-bind-address; default ":8080" unless the binary's defaults say otherwise; "0" disables the metrics server. */
   metricsBindAddress: string;
-  /** --health-probe-bind-address; default ":8081"; "0" disables the probe server. */
+  /** --health-probe-bind-address; default ":8081" unless the binary's defaults say otherwise; "0" disables the probe server. */
   healthProbeBindAddress: string;
-  /** --leader-elect; default false. */
+  /** --leader-elect; default false unless the binary's defaults say otherwise. */
   leaderElect: boolean;
   /** The arguments not consumed here, in their original order. */
   rest: string[];
 }
+
+/** What a binary may default differently (Kubernetes' CCM elects a leader unless told not to; a test process serves nothing unless asked). */
+export type RuntimeFlagDefaults = Partial<Omit<RuntimeFlags, "rest">>;
 
 /** The spellings Go's strconv.ParseBool accepts, which is what --leader-elect=... takes in Go. */
 const BOOLEANS = new Map<string, boolean>([
@@ -40,13 +43,14 @@ const ADDRESS_FLAGS = new Map<string, AddressFlag>([
  * boolean that takes no separate value (as in Go, `--leader-elect false`
  * leaves "false" as a positional argument), only `--leader-elect=false`.
  * A "--" ends flag parsing; it and what follows are left in `rest`.
+ * A flag not given takes its value from `defaults`, else the runtime's.
  * Throws on a missing or malformed value.
  */
-export function parseRuntimeFlags(argv: readonly string[]): RuntimeFlags {
+export function parseRuntimeFlags(argv: readonly string[], defaults: RuntimeFlagDefaults = {}): RuntimeFlags {
   const flags: RuntimeFlags = {
-    metricsBindAddress: DEFAULT_METRICS_BIND_ADDRESS,
-    healthProbeBindAddress: DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
-    leaderElect: false,
+    metricsBindAddress: defaults.metricsBindAddress ?? DEFAULT_METRICS_BIND_ADDRESS,
+    healthProbeBindAddress: defaults.healthProbeBindAddress ?? DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+    leaderElect: defaults.leaderElect ?? false,
     rest: [],
   };
   for (let i = 0; i < argv.length; i++) {
