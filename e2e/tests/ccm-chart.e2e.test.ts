@@ -16,7 +16,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, FatalError, parseManifests, REPO_ROOT } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, FatalError, parseManifests, REPO_ROOT, waitForObject } from "@edgeconnect/testenv";
 import { dryRunCreate, HelmChart, only, rejection, run } from "../src/helm-chart.js";
 
 const CHART = join(REPO_ROOT, "deploy", "otc-cloud-controller-manager");
@@ -599,15 +599,12 @@ describeInfra(`CCM chart against the infrastructure cluster (${state.infra.mode}
       } catch (err) {
         if (!(err instanceof HttpStatusError && err.status === 409)) throw err;
       }
-      await eventually(
-        async () => {
-          const current = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
-            `${crdPath}/clusterresourcesets.addons.cluster.x-k8s.io`,
-          );
-          const established = current.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
-          return established ? ([true, undefined] as const) : ([false, "CRD not established yet"] as const);
-        },
-        { timeoutMs: 30_000, description: "ClusterResourceSet CRD established" },
+      await waitForObject<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(
+        client,
+        `${crdPath}/clusterresourcesets.addons.cluster.x-k8s.io`,
+        "ClusterResourceSet CRD established",
+        (current) => current.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false,
+        30_000,
       );
       // Discovery of a fresh CRD lags its Established condition; a 422 is an answer, not a lag.
       const crs = only(rendered, "ClusterResourceSet");

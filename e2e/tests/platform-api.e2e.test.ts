@@ -24,6 +24,7 @@ import {
   holds,
   parseManifests,
   REPO_ROOT,
+  waitForObject,
   type Workspace,
 } from "@edgeconnect/testenv";
 
@@ -327,12 +328,12 @@ describe("platform.edgeconnect.eu API on kcp", () => {
 
   it("serves the flavor catalogue in the provider workspace only", async () => {
     const ws = providerWs();
-    await eventually(
-      async () => {
-        const crd = await ws.client.get<KubeObject & { status?: { conditions?: Condition[] } }>(FLAVOR_CRD);
-        return holds(crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true, "not Established");
-      },
-      { description: "ProviderMachineFlavor CRD Established" },
+    await waitForObject<KubeObject & { status?: { conditions?: Condition[] } }>(
+      ws.client,
+      FLAVOR_CRD,
+      "ProviderMachineFlavor CRD Established",
+      (crd) => crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true,
+      60_000,
     );
     const flavor = (name: string, spec: Spec): KubeObject => ({ apiVersion: API_VERSION, kind: "ProviderMachineFlavor", metadata: { name }, spec });
     const created = await ws.client.create<KubeObject & { spec: Spec }>(

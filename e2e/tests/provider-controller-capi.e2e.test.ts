@@ -27,7 +27,7 @@ import { parse } from "yaml";
 import type { KubernetesCluster } from "@edgeconnect/api";
 import { CRD_FILES } from "@edgeconnect/capi-provider-api";
 import { IN_MEMORY_PROVIDER_CONFIG, installInMemoryClusterClass, orderCluster, Platform } from "@edgeconnect/demo";
-import { fingerprint, HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
+import { fingerprint, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import {
   applyCrds,
   applyManifests,
@@ -35,10 +35,12 @@ import {
   connectFromEnv,
   eventually,
   holds,
+  httpStatus,
   KubeApiServer,
   parseManifests,
   Reaper,
   resolveBinary,
+  waitUntilGone,
   type Workspace,
 } from "@edgeconnect/testenv";
 
@@ -118,20 +120,6 @@ describeInfra("provider-controller with Cluster API", () => {
   }
 
   const ready = (ws: Workspace, name = "my-cluster"): Promise<Cluster> => condition(ws, clusterPath("default", name), "Ready", "True", undefined, 400_000);
-
-  async function absent(client: RestClient, path: string): Promise<boolean> {
-    try {
-      await client.get(path);
-      return false;
-    } catch (err) {
-      if (err instanceof HttpStatusError && err.status === 404) return true;
-      throw err;
-    }
-  }
-
-  async function gone(client: RestClient, path: string, timeoutMs = 300_000): Promise<void> {
-    await eventually(async () => holds(await absent(client, path), `${path} still exists`), { timeoutMs, intervalMs: 1_000, description: `${path} gone` });
-  }
 
   const order = (ws: Workspace, name = "my-cluster", spec: Partial<NonNullable<KubernetesCluster["spec"]>> = CLUSTER_API_SPEC): Promise<Cluster> =>
     orderCluster(ws.client, { name, credentials: undefined, spec });
@@ -220,9 +208,9 @@ describeInfra("provider-controller with Cluster API", () => {
 
     const capiPath = `${CAPI}/namespaces/${tenantNamespace(first)}/clusters/${capiA?.metadata?.name ?? ""}`;
     await first.client.delete(clusterPath("default", "my-cluster"));
-    await gone(first.client, clusterPath("default", "my-cluster"));
-    expect(await absent(infra, capiPath)).toBe(true);
-    expect(await absent(first.client, "/api/v1/namespaces/default/secrets/my-cluster-kubeconfig")).toBe(true);
+    await waitUntilGone(first.client, clusterPath("default", "my-cluster"), { timeoutMs: 300_000 });
+    expect(await httpStatus(infra, capiPath)).toBe(404);
+    expect(await httpStatus(first.client, "/api/v1/namespaces/default/secrets/my-cluster-kubeconfig")).toBe(404);
     expect((await infra.list(`${CAPI}/namespaces/${tenantNamespace(first)}/machines`)).items).toEqual([]);
     const namespace = await infra.get<KubeObject>(`/api/v1/namespaces/${tenantNamespace(first)}`).catch(() => undefined);
     expect(namespace === undefined || namespace.metadata?.deletionTimestamp !== undefined).toBe(true);
@@ -231,7 +219,7 @@ describeInfra("provider-controller with Cluster API", () => {
     expect(still.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
     expect(await capiClusters(second)).toHaveLength(1);
     await second.client.delete(path);
-    await gone(second.client, path);
+    await waitUntilGone(second.client, path, { timeoutMs: 300_000 });
     expect(await capiClusters(second)).toEqual([]);
   }, 900_000);
 
@@ -247,8 +235,8 @@ describeInfra("provider-controller with Cluster API", () => {
     expect(old.status?.conditions?.find((c) => c.type === "TemplateSetValid")?.message).toBe('template set "in-memory" offers no Kubernetes v1.30; set kubernetes.version to one of v1.37.0');
     expect(old.status?.phase).toBe("Failed");
 
-    expect(await absent(infra, `/api/v1/namespaces/${tenantNamespace(ws)}`)).toBe(true);
+    expect(await httpStatus(infra, `/api/v1/namespaces/${tenantNamespace(ws)}`)).toBe(404);
     for (const name of ["typo", "old"]) await ws.client.delete(clusterPath("default", name));
-    for (const name of ["typo", "old"]) await gone(ws.client, clusterPath("default", name), 60_000);
+    for (const name of ["typo", "old"]) await waitUntilGone(ws.client, clusterPath("default", name), { timeoutMs: 60_000 });
   }, 200_000);
 });

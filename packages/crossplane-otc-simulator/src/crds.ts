@@ -1,20 +1,19 @@
 /**
- * Our copies of the provider's CRDs (`crds/*.yaml`, one CRD per file) and
- * their installation: server-side apply of each, then a wait until every one
- * is Established and its resource is served (discovery lags the condition).
- * The files use YAML anchors and merge keys, as kubectl reads them too.
+ * Our copies of the provider's CRDs (`crds/*.yaml`, one CRD per file), as
+ * text and as objects. The files use YAML anchors and merge keys, as kubectl
+ * reads them too. They are installed with @edgeconnect/testenv's
+ * `applyCrds(client, crdObjects(), { fieldManager: CRD_FIELD_MANAGER })`,
+ * by the demo and this package's tests: the simulator itself does not
+ * depend on testenv.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
-import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { parseAllDocuments } from "yaml";
 
 /** From src/ and from dist/ alike: both sit next to crds/. */
 const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "crds");
-
-const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
 /** The field manager the CRDs are applied with. */
 export const CRD_FIELD_MANAGER = "crossplane-otc-simulator";
@@ -45,49 +44,4 @@ export function crdObjects(): CustomResourceDefinition[] {
       return doc.toJS({ maxAliasCount: -1 }) as CustomResourceDefinition;
     }),
   );
-}
-
-export interface InstallOptions {
-  readonly signal?: AbortSignal;
-  /** How long the CRDs may take to be Established and served. Default 60 000 ms. */
-  readonly timeoutMs?: number;
-}
-
-/**
- * Applies every CRD and resolves once each is Established and listable.
- * Idempotent: several test suites sharing one cluster may all install.
- */
-export async function installCrds(client: Pick<RestClient, "apply" | "get" | "list">, options: InstallOptions = {}): Promise<CustomResourceDefinition[]> {
-  const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? 60_000), ...(options.signal ? [options.signal] : [])]);
-  const crds = crdObjects();
-  for (const crd of crds) await client.apply(`${CRD_PATH}/${crd.metadata?.name ?? ""}`, crd, CRD_FIELD_MANAGER, { signal });
-  const installed: CustomResourceDefinition[] = [];
-  for (const crd of crds) installed.push(await waitUntilServed(client, crd, signal));
-  return installed;
-}
-
-async function waitUntilServed(client: Pick<RestClient, "get" | "list">, crd: CustomResourceDefinition, signal: AbortSignal): Promise<CustomResourceDefinition> {
-  const name = crd.metadata?.name ?? "";
-  const spec = crd.spec;
-  if (spec === undefined) throw new Error(`CRD ${name} has no spec`);
-  const version = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name ?? "";
-  const collection = `/apis/${spec.group}/${version}/${spec.names.plural}`;
-  let why = "not Established yet";
-  for (;;) {
-    if (signal.aborted) throw new Error(`CRD ${name}: ${why}`, { cause: signal.reason });
-    const current = await client.get<CustomResourceDefinition>(`${CRD_PATH}/${name}`, { signal });
-    const established = current.status?.conditions?.find((c) => c.type === "Established");
-    if (established?.status === "True") {
-      try {
-        await client.list(collection, { query: { limit: 1 }, signal });
-        return current;
-      } catch (err) {
-        if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
-        why = `Established but ${collection} not served yet`;
-      }
-    } else if (established?.message) {
-      why = established.message;
-    }
-    await sleep(100, undefined, { signal }).catch(() => undefined);
-  }
 }

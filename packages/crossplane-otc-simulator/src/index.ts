@@ -7,11 +7,11 @@
  * API as upjet and crossplane-runtime do (conditions, finalizer, external
  * name and creation annotations, ProviderConfigUsage tracking, ForceNew
  * refusals, deletion retries), through `@edgeconnect/otc`. Also our copies
- * of the provider's CRDs and their installation.
+ * of the provider's CRDs, and the field manager to install them with.
  *
  * @module
  */
-export { CRD_FIELD_MANAGER, crdManifests, crdObjects, installCrds, type CustomResourceDefinition, type InstallOptions } from "./crds.js";
+export { CRD_FIELD_MANAGER, crdManifests, crdObjects, type CustomResourceDefinition } from "./crds.js";
 export { FlagError, parseSimulatorFlags, USAGE, type SimulatorFlags } from "./cli/flags.js";
 export { FIELD_MANAGER, missingCrds, runProvider, type ProviderOptions } from "./provider.js";
 export { CLUSTER_V3, EIP_V1, EXTERNAL_KINDS, KEYPAIR_V2, NODE_POOL_V3, SUBNET_V1, VPC_V1 } from "./external/index.js";

@@ -2,7 +2,8 @@
 /**
  * `crossplane-otc-simulator`: plays Crossplane's OTC provider on an
  * infrastructure cluster for tests and the local demo. Reads flags, checks
- * that the provider's CRDs are installed (`installCrds` installs them), and
+ * that the provider's CRDs are installed (the package's `crds/`; tests and
+ * the demo apply `crdObjects()` with testenv's `applyCrds`), and
  * reconciles until SIGTERM/SIGINT.
  *
  * Exit codes: 0 after a clean shutdown, 1 on a runtime failure, 2 on
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   try {
     const missing = await missingCrds(kube, AbortSignal.timeout(30_000));
     if (missing.length > 0) {
-      fail(`the provider's CRDs are not installed on ${kube.server}: ${missing.join(", ")} (install them with installCrds from @edgeconnect/crossplane-otc-simulator)`);
+      fail(`the provider's CRDs are not installed on ${kube.server}: ${missing.join(", ")} (apply the CRDs in the package's crds/ folder)`);
       return;
     }
     logger.info(
@@ -44,19 +45,7 @@ async function main(): Promise<void> {
       `starting ${NAME}`,
     );
     const onListening = (ports: { metrics: number; probes: number }): void => logger.info(ports, "serving metrics and probes");
-    await runProvider(
-      {
-        client: kube,
-        flags,
-        pollIntervalMs: flags.pollIntervalMs,
-        maxReconcileRate: flags.maxReconcileRate,
-        ...(flags.otcEndpointOverride === undefined ? {} : { endpointOverride: flags.otcEndpointOverride }),
-        ...(flags.namespace === undefined ? {} : { namespace: flags.namespace }),
-        logger,
-        onListening,
-      },
-      shutdown,
-    );
+    await runProvider({ client: kube, flags, logger, onListening }, shutdown);
     logger.info({}, "stopped");
   } finally {
     kube.close();

@@ -16,12 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import { deleteKeypair, OtcClient } from "@edgeconnect/otc";
 import { createCertificateAuthority, startOtcSimulator, type OtcSimulator } from "@edgeconnect/otc-simulator";
-import { connectFromEnv, eventually, holds, keepE2eLog } from "@edgeconnect/testenv";
+import { applyCrds, connectFromEnv, eventually, holds, keepE2eLog } from "@edgeconnect/testenv";
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installCrds } from "./crds.js";
+import { CRD_FIELD_MANAGER, crdObjects } from "./crds.js";
 import { ASYNC_OPERATION, LAST_ASYNC_OPERATION, READY, SYNCED } from "./managed/conditions.js";
 import { EXTERNAL_CREATE_SUCCEEDED, EXTERNAL_NAME, FINALIZER, PROVIDER_CONFIG_LABEL, type ManagedResource } from "./managed/resource.js";
 
@@ -145,7 +145,7 @@ describeInfra("crossplane-otc-simulator process", () => {
       workloadCluster: { url: "https://127.0.0.1:6443", servingCaPem: servingCa.certPem, clientCa: workloadCa },
     });
     otc = new OtcClient({ credentials: AKSK, region: "eu-de", projectId: PROJECT.id, endpoints: sim.endpoints, retry: { attempts: 1 } });
-    await installCrds(kube);
+    await applyCrds(kube, crdObjects(), { fieldManager: CRD_FIELD_MANAGER, timeoutMs: 60_000 });
     await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
     await secretAndConfig(namespace, "otc", { access_key: AKSK.accessKey, secret_key: AKSK.secretKey, auth_url: `${sim.url}/v3`, region: "eu-de", tenant_name: "eu-de" });
     const child = spawn(process.execPath, [MAIN, `--kubeconfig=${kubeconfig}`, "--poll-interval=500ms", `--namespace=${namespace}`, "--health-probe-bind-address=127.0.0.1:0"], {

@@ -15,7 +15,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { objectPath, OPENMCP_CLUSTER } from "@edgeconnect/capi-provider-api";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { eventually, httpStatus, REPO_ROOT } from "@edgeconnect/testenv";
+import { httpStatus, REPO_ROOT } from "@edgeconnect/testenv";
+import { followConditions } from "./follow-conditions.js";
 import { OpenMcpPlatform, type Conditioned } from "./openmcp-platform.js";
 
 const NAMESPACE = "team-a";
@@ -100,19 +101,14 @@ Press Ctrl-C to stop and clean up.`);
 
 /** Prints each condition as it changes until the object reaches `phase`. */
 async function follow(client: RestClient, path: string, phase: string, log: (message: string) => void): Promise<Conditioned> {
-  const seen = new Map<string, string>();
-  return eventually<Conditioned>(
-    async () => {
-      const obj = await client.get<Conditioned>(path);
-      for (const condition of obj.status?.conditions ?? []) {
-        const line = `${condition.status} ${condition.reason ?? ""}: ${condition.message ?? ""}`;
-        if (seen.get(condition.type) !== line) log(`  ${obj.status?.phase ?? "-"} · ${condition.type} ${line}`);
-        seen.set(condition.type, line);
-      }
-      return obj.status?.phase === phase ? [true, obj] : [false, obj.status?.phase ?? "no status"];
-    },
-    { timeoutMs: 600_000, intervalMs: 500, description: `${path} ${phase}` },
-  );
+  return followConditions<Conditioned>(client, path, {
+    log,
+    done: (obj) => obj.status?.phase === phase,
+    noPhase: "-",
+    pending: (obj) => obj.status?.phase ?? "no status",
+    timeoutMs: 600_000,
+    description: `${path} ${phase}`,
+  });
 }
 
 function seconds(since: number): string {

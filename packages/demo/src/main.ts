@@ -17,7 +17,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KUBERNETES_CLUSTER_RESOURCE, objectPath, type KubernetesCluster } from "@edgeconnect/api";
 import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { eventually, readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
+import { readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
+import { followConditions } from "./follow-conditions.js";
 import { DEMO_NAMESPACE, DEMO_SERVICE, startOtcWorkload, type OtcWorkload } from "./otc-workload.js";
 import { orderCluster, Platform } from "./platform.js";
 
@@ -109,20 +110,13 @@ Press Ctrl-C to stop and clean up.`);
 
 /** Prints each condition as it changes until the kubeconfig Secret is there and the cluster is Ready. */
 async function followProgress(client: RestClient, log: (message: string) => void): Promise<Cluster> {
-  const seen = new Map<string, string>();
-  return eventually<Cluster>(
-    async () => {
-      const kc = await client.get<Cluster>(objectPath(KUBERNETES_CLUSTER_RESOURCE, "default", "my-cluster"));
-      for (const condition of kc.status?.conditions ?? []) {
-        const line = `${condition.status} ${condition.reason}: ${condition.message}`;
-        if (seen.get(condition.type) !== line) log(`  ${kc.status?.phase ?? "Pending"} · ${condition.type} ${line}`);
-        seen.set(condition.type, line);
-      }
-      const ready = kc.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
-      return ready && kc.status?.kubeconfigSecretName !== undefined ? [true, kc] : [false, kc.status?.phase ?? "Pending"];
-    },
-    { timeoutMs: 300_000, intervalMs: 500, description: "KubernetesCluster my-cluster Ready with its kubeconfig" },
-  );
+  return followConditions<Cluster>(client, objectPath(KUBERNETES_CLUSTER_RESOURCE, "default", "my-cluster"), {
+    log,
+    done: (kc) => kc.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" && kc.status?.kubeconfigSecretName !== undefined,
+    noPhase: "Pending",
+    timeoutMs: 300_000,
+    description: "KubernetesCluster my-cluster Ready with its kubeconfig",
+  });
 }
 
 main().catch((err: unknown) => {

@@ -52,6 +52,9 @@ export const IN_MEMORY_PROVIDER_CONFIG = join(REPO_ROOT, "deploy", "cluster-prov
 /** Where the in-memory example expects its ClusterClass. */
 export const TEMPLATES_NAMESPACE = "capi-templates";
 
+/** The Cluster API Operator's label naming the provider version a fetchConfig ConfigMap holds. */
+const VERSION_LABEL = "provider.cluster.x-k8s.io/version";
+
 /** The providers the in-memory example declares, where it declares them, and the labels its fetchConfig selects. */
 const EXAMPLE_PROVIDERS: readonly { readonly provider: ClusterApiProvider; readonly namespace: string; readonly name: string }[] = [
   { provider: "dev", namespace: "capd-system", name: "docker" },
@@ -139,12 +142,15 @@ export class OpenMcpPlatform {
     const configMaps: KubeObject[] = [];
     const namespaces = new Set(["capi-system", ...EXAMPLE_PROVIDERS.map((p) => p.namespace)]);
     for (const namespace of namespaces) configMaps.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
-    configMaps.push(await fetchConfigMap("core", { namespace: "capi-system", labels: { "provider.cluster.x-k8s.io/name": "cluster-api" } }));
+    const core = await fetchConfigMap("core", { namespace: "capi-system", labels: { "provider.cluster.x-k8s.io/name": "cluster-api" } });
+    configMaps.push(core);
     for (const { provider, namespace, name } of EXAMPLE_PROVIDERS) {
       configMaps.push(await fetchConfigMap(provider, { namespace, labels: { "provider.cluster.x-k8s.io/name": name } }));
     }
     await applyManifests(this.client, configMaps);
-    const core = await providerComponents("core");
+    // The version the ConfigMap holds, as the operator reads it: the core provider must ask for that one.
+    const coreVersion = core.metadata?.labels?.[VERSION_LABEL];
+    if (coreVersion === undefined) throw new Error(`the core provider's ConfigMap has no ${VERSION_LABEL} label`);
     const config = join(this.options.dir, "init.yaml");
     writeFileSync(
       config,
@@ -153,7 +159,7 @@ export class OpenMcpPlatform {
         `  file: ${manifest}`,
         "coreProvider:",
         "  namespace: capi-system",
-        `  version: ${core.version}`,
+        `  version: ${coreVersion}`,
         "  fetchConfig:",
         "    selector:",
         "      matchLabels:",

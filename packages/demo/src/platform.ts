@@ -23,10 +23,11 @@ import {
   PROVIDER_MACHINE_FLAVOR_RESOURCE,
   type KubernetesCluster,
 } from "@edgeconnect/api";
-import { installCrds } from "@edgeconnect/crossplane-otc-simulator";
+import { CRD_FIELD_MANAGER, crdObjects } from "@edgeconnect/crossplane-otc-simulator";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { createCertificateAuthority, startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "@edgeconnect/otc-simulator";
 import {
+  applyCrds,
   applyManifests,
   parseManifests,
   createWorkspace,
@@ -130,7 +131,7 @@ export class Platform {
       started.push(() => otc.close());
       log(`OTC simulator on ${otc.url}`);
 
-      await installCrds(infra);
+      await applyCrds(infra, crdObjects(), { fieldManager: CRD_FIELD_MANAGER, timeoutMs: 60_000 });
       const providerName = options.providerWorkspace ?? "edgeconnect";
       const provider = await createWorkspace(kcp, providerName);
       await installPlatformApi(provider);

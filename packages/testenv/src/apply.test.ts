@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { applyManifests, parseManifests, type ManifestTarget } from "./apply.js";
+import { applyCrds, applyManifests, parseManifests, type CrdTarget, type ManifestTarget } from "./apply.js";
 
 const DISCOVERY: Record<string, unknown> = {
   "/api/v1": {
@@ -55,5 +55,71 @@ describe("applyManifests", () => {
   it("says which kind the server does not serve", async () => {
     const unknown: KubeObject = { apiVersion: "v1", kind: "Gadget", metadata: { name: "g" } };
     await expect(applyManifests(fakeServer(), [unknown])).rejects.toThrow("does not serve Gadget in v1");
+  });
+});
+
+const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+/** CRDs of group x.example, each Established after `establishedAfter` reads of it (never when undefined). */
+function fakeCrdServer(establishedAfter: number | undefined): CrdTarget & { applied: { path: string; manager: string }[]; listed: string[] } {
+  const applied: { path: string; manager: string }[] = [];
+  const listed: string[] = [];
+  const reads = new Map<string, number>();
+  return {
+    server: "https://kube.test",
+    applied,
+    listed,
+    get: <T>(path: string) => {
+      if (path === "/apis/apiextensions.k8s.io/v1") {
+        return Promise.resolve({ resources: [{ name: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false }] } as T);
+      }
+      const count = (reads.get(path) ?? 0) + 1;
+      reads.set(path, count);
+      const established = establishedAfter !== undefined && count >= establishedAfter;
+      return Promise.resolve({ status: { conditions: [{ type: "Established", status: established ? "True" : "False" }] } } as T);
+    },
+    apply: <T>(path: string, body: unknown, manager: string) => {
+      applied.push({ path, manager });
+      return Promise.resolve(body as T);
+    },
+    list: <T>(path: string) => {
+      listed.push(path);
+      return Promise.resolve({ items: [] as T[] });
+    },
+  } as CrdTarget & { applied: { path: string; manager: string }[]; listed: string[] };
+}
+
+function crd(plural: string): KubeObject {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.x.example` },
+    spec: { group: "x.example", names: { plural }, versions: [{ name: "v1", served: true }] },
+  };
+}
+
+describe("applyCrds", () => {
+  it("applies with the field manager given and waits until each is Established and lists", async () => {
+    const server = fakeCrdServer(2);
+    await applyCrds(server, [crd("widgets"), crd("gadgets")], { fieldManager: "test-manager", timeoutMs: 10_000 });
+    expect(server.applied).toEqual([
+      { path: `${CRDS}/widgets.x.example`, manager: "test-manager" },
+      { path: `${CRDS}/gadgets.x.example`, manager: "test-manager" },
+    ]);
+    expect(server.listed).toEqual(["/apis/x.example/v1/widgets", "/apis/x.example/v1/gadgets"]);
+  });
+
+  it("bounds the whole wait by timeoutMs", async () => {
+    const started = Date.now();
+    await expect(applyCrds(fakeCrdServer(undefined), [crd("widgets"), crd("gadgets")], { timeoutMs: 600 })).rejects.toThrow(
+      /2 CRDs served did not hold within \d+ ms: widgets\.x\.example not Established yet/,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("applies with testenv's field manager when given none", async () => {
+    const server = fakeCrdServer(1);
+    await applyCrds(server, [crd("widgets")]);
+    expect(server.applied).toEqual([{ path: `${CRDS}/widgets.x.example`, manager: "edgeconnect-testenv" }]);
   });
 });

@@ -4,7 +4,8 @@
  * need no table here.
  */
 import { parseAllDocuments } from "yaml";
-import { ApiDiscovery, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { ApiDiscovery, UnknownKindError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { eventually, holds, type Check } from "./eventually.js";
 
 /** What applying needs of a client: discovery reads and server-side apply. */
 export type ManifestTarget = Pick<RestClient, "server" | "get" | "apply">;
@@ -25,9 +26,13 @@ export async function objectPath(client: ManifestTarget, obj: KubeObject): Promi
   if (apiVersion === undefined || kind === undefined || name === undefined) {
     throw new Error(`manifest needs apiVersion, kind and metadata.name: ${JSON.stringify(obj).slice(0, 200)}`);
   }
-  const discovery = new ApiDiscovery(client);
-  if ((await discovery.served(apiVersion, kind)) === undefined) throw new Error(`${client.server} does not serve ${kind} in ${apiVersion}`);
-  return discovery.objectPath(apiVersion, kind, obj.metadata?.namespace ?? "default", name);
+  try {
+    return await new ApiDiscovery(client).objectPath(apiVersion, kind, obj.metadata?.namespace ?? "default", name);
+  } catch (err) {
+    // Discovery's own message does not name the server, which tells apart the clusters a test applies to.
+    if (err instanceof UnknownKindError) throw new Error(`${client.server} does not serve ${kind} in ${apiVersion}`, { cause: err });
+    throw err;
+  }
 }
 
 /** Applies each object in order and returns what the server stored. */
@@ -42,4 +47,71 @@ export async function applyManifests(
     applied.push(await client.apply(await objectPath(client, obj), obj, fieldManager));
   }
   return applied;
+}
+
+/** What applying CRDs needs of a client: applying, and reading them and their resources back. */
+export type CrdTarget = ManifestTarget & Pick<RestClient, "list">;
+
+export interface ApplyCrdsOptions {
+  /** Default TESTENV_FIELD_MANAGER. */
+  readonly fieldManager?: string;
+  /**
+   * How long applying them and waiting until every one is served may take,
+   * all together. Without it, each CRD has 30 s to be served once the ones
+   * before it are.
+   */
+  readonly timeoutMs?: number;
+}
+
+interface Crd extends KubeObject {
+  spec?: { group?: string; names?: { plural?: string }; versions?: { name: string; served?: boolean }[] };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+/** The time each CRD has to be served when the caller sets no overall bound. */
+const CRD_SERVED_TIMEOUT_MS = 30_000;
+
+/**
+ * Applies CRDs and waits until each is served: Established, and a list of it
+ * answers. Established comes first; until the API server's storage for the
+ * new resource is ready, requests get 429 "storage is (re)initializing".
+ */
+export async function applyCrds(client: CrdTarget, crds: readonly KubeObject[], options: ApplyCrdsOptions = {}): Promise<void> {
+  const started = Date.now();
+  await applyManifests(client, crds, options.fieldManager);
+  const served = async (crd: Crd): Promise<Check<undefined>> => {
+    const name = crd.metadata?.name ?? "";
+    const stored = await client.get<Crd>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    const established = stored.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
+    if (!established) return holds(false, `${name} not Established yet`);
+    const version = crd.spec?.versions?.find((v) => v.served !== false)?.name ?? "";
+    await client.list(`/apis/${crd.spec?.group ?? ""}/${version}/${crd.spec?.names?.plural ?? ""}`, { query: { limit: 1 } });
+    return holds(true, "");
+  };
+  if (options.timeoutMs === undefined) {
+    for (const crd of crds as readonly Crd[]) {
+      await eventually(() => served(crd), { timeoutMs: CRD_SERVED_TIMEOUT_MS, description: `CRD ${crd.metadata?.name ?? ""} served` });
+    }
+    return;
+  }
+  // One wait for all, in order, so that the bound holds for the whole set; what is served stays served.
+  const pending = [...(crds as readonly Crd[])];
+  await eventually(
+    async () => {
+      for (let crd = pending[0]; crd !== undefined; crd = pending[0]) {
+        let check: Check<undefined>;
+        try {
+          check = await served(crd);
+        } catch (err) {
+          // Still "not yet", as eventually takes it, but saying which CRD.
+          return holds(false, `${crd.metadata?.name ?? ""}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        if (!check[0]) return check;
+        pending.shift();
+      }
+      return holds(true, "");
+    },
+    // The apply counts against the bound too.
+    { timeoutMs: Math.max(0, options.timeoutMs - (Date.now() - started)), description: `${crds.length} CRDs served` },
+  );
 }

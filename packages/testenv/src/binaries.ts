@@ -22,6 +22,7 @@ import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { BinaryUnavailableError } from "./errors.js";
+import { cachedPromise } from "./promise-cache.js";
 
 const run = promisify(execFile);
 
@@ -302,10 +303,68 @@ export function compatModules(goMod: string, dir: string): CompatModule[] {
   }));
 }
 
-/** Downloads a module through the proxy; where its files and go.mod are. */
-async function moduleInfo(module: string, version: string): Promise<{ Dir: string; GoMod: string }> {
-  const { stdout } = await run("go", ["mod", "download", "-json", `${module}@${version}`]);
-  return JSON.parse(stdout) as { Dir: string; GoMod: string };
+interface ModuleInfo {
+  readonly Dir: string;
+  readonly GoMod: string;
+}
+
+/** `go mod download -json` answers, by module@version and the directory it ran in. */
+const moduleInfos = new Map<string, Promise<ModuleInfo>>();
+
+/**
+ * Downloads a module through the proxy; where its files and go.mod are. Once
+ * per module version and directory: a version's files in the module cache
+ * never change, and `go mod download` costs a process and, with a module
+ * directory as `cwd`, a go.sum check on every call.
+ */
+function moduleInfo(module: string, version: string, cwd?: string): Promise<ModuleInfo> {
+  // Without `cwd`, go runs in this process's directory, so that is part of the key.
+  return cachedPromise(moduleInfos, `${module}@${version}\0${resolve(cwd ?? process.cwd())}`, async () => {
+    const { stdout } = await run("go", ["mod", "download", "-json", `${module}@${version}`], cwd === undefined ? {} : { cwd });
+    return JSON.parse(stdout) as ModuleInfo;
+  });
+}
+
+/** `goModDir`/go.mod and the version of `module` it requires; BinaryUnavailableError when it requires none. */
+function pinnedVersion(goModDir: string, module: string): { readonly goMod: string; readonly version: string } {
+  const goMod = readFileSync(join(goModDir, "go.mod"), "utf8");
+  const version = requiredVersion(goMod, module);
+  if (version === undefined) throw new BinaryUnavailableError(`${goModDir}/go.mod does not require ${module}`);
+  return { goMod, version };
+}
+
+export interface PinnedModuleOptions {
+  /**
+   * Where `go mod download` runs; default this process's directory. In a
+   * wrapper module's directory the download is checked against its go.sum.
+   */
+  readonly cwd?: string;
+}
+
+/**
+ * The version of `module` that `goModDir`/go.mod requires, and the module's
+ * files at that version as the Go module cache holds them (downloaded
+ * through the proxy when missing). BinaryUnavailableError when go.mod does
+ * not require it or the download fails.
+ */
+export async function pinnedModule(goModDir: string, module: string, options: PinnedModuleOptions = {}): Promise<{ readonly dir: string; readonly version: string }> {
+  const { version } = pinnedVersion(goModDir, module);
+  try {
+    return { dir: (await moduleInfo(module, version, options.cwd)).Dir, version };
+  } catch (err) {
+    throw new BinaryUnavailableError(`the sources of ${module}@${version} are not available: ${downloadFailure(err)}`);
+  }
+}
+
+/**
+ * Why a download failed: the error's message (for a failed command, with its
+ * stderr) and the command's stdout, where `go mod download -json` puts the
+ * reason (its "Error" field).
+ */
+function downloadFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const stdout = "stdout" in err ? String(err.stdout).trim() : "";
+  return [err.message.trim(), stdout].filter((part) => part !== "").join("\n");
 }
 
 /** Makes each compat module's directory: the proxy's copy plus our files. */
@@ -350,9 +409,8 @@ export async function resolveBinary(name: BinaryName, options: ResolveOptions = 
   const env = options.env ?? process.env;
   const repoRoot = options.repoRoot ?? REPO_ROOT;
   const dir = wrapperDir(name, repoRoot);
-  const goMod = readFileSync(join(dir, "go.mod"), "utf8");
-  const version = requiredVersion(goMod, spec.module);
-  if (version === undefined) throw new BinaryUnavailableError(`${dir}/go.mod does not require ${spec.module}`);
+  // Only the version: a binary given or cached needs no download of the module.
+  const { goMod, version } = pinnedVersion(dir, spec.module);
   const pinned: PinnedVersions = { version };
 
   const given = env[spec.envVar];
@@ -438,13 +496,5 @@ async function build(
  * CRDs and webhook configurations belong to exactly the pinned version.
  */
 export async function moduleSource(name: BinaryName, repoRoot = REPO_ROOT): Promise<{ readonly dir: string; readonly version: string }> {
-  const spec = BINARIES[name];
-  const dir = wrapperDir(name, repoRoot);
-  const version = requiredVersion(readFileSync(join(dir, "go.mod"), "utf8"), spec.module);
-  if (version === undefined) throw new BinaryUnavailableError(`${dir}/go.mod does not require ${spec.module}`);
-  try {
-    return { dir: (await moduleInfo(spec.module, version)).Dir, version };
-  } catch (err) {
-    throw new BinaryUnavailableError(`the sources of ${spec.module}@${version} are not available: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  return pinnedModule(wrapperDir(name, repoRoot), BINARIES[name].module);
 }

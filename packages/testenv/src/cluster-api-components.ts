@@ -22,13 +22,14 @@
  * runs that Deployment either (see `DeploymentStandIn`).
  */
 import { readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parse as parseYaml, stringify } from "yaml";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { parseManifests } from "./apply.js";
-import { moduleSource, type BinaryName } from "./binaries.js";
+import { moduleSource, REPO_ROOT, type BinaryName } from "./binaries.js";
 import type { ClusterApiManager, ClusterApiProvider } from "./cluster-api.js";
+import { cachedPromise } from "./promise-cache.js";
 
 interface ComponentSource {
   readonly binary: BinaryName;
@@ -77,11 +78,20 @@ export interface ProviderComponents extends Components {
   readonly metadata: string;
 }
 
+/** Built components, by provider and repository root. */
+const componentsCache = new Map<string, Promise<Components>>();
+
 /** The components of a provider at its pinned version, with its metadata.yaml; for "operator", the operator's own. */
 export async function providerComponents(provider: ClusterApiProvider, options?: ComponentsOptions): Promise<ProviderComponents>;
 export async function providerComponents(provider: ClusterApiManager, options?: ComponentsOptions): Promise<Components>;
 export async function providerComponents(provider: ClusterApiManager, options: ComponentsOptions = {}): Promise<Components> {
-  const source = await moduleSource(COMPONENT_SOURCES[provider].binary, options.repoRoot);
+  // Built once per provider and repository: the pinned module's files do not change, and callers
+  // ask often (the stack's stand-in Deployments, every ConfigMap). Components are read only.
+  return cachedPromise(componentsCache, `${provider}\0${resolve(options.repoRoot ?? REPO_ROOT)}`, () => buildComponents(provider, options.repoRoot));
+}
+
+async function buildComponents(provider: ClusterApiManager, repoRoot: string | undefined): Promise<Components> {
+  const source = await moduleSource(COMPONENT_SOURCES[provider].binary, repoRoot);
   const configDir = join(source.dir, COMPONENT_SOURCES[provider].configDir);
   const defaults = readKustomization(join(configDir, "default"));
   const namespace = defaults.namespace;

@@ -34,7 +34,7 @@ import { connect as tlsConnect } from "node:tls";
 import { promisify } from "node:util";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { applyManifests, parseManifests } from "./apply.js";
+import { applyCrds, applyManifests, parseManifests } from "./apply.js";
 import { resolveBinary, type ResolveOptions } from "./binaries.js";
 import { COMPONENT_SOURCES, configDirectory, providerComponents } from "./cluster-api-components.js";
 import type { StandInDeployment } from "./deployment-stand-in.js";
@@ -293,34 +293,6 @@ async function installCrds(client: RestClient, configDir: string): Promise<void>
     }
   }
   await applyCrds(client, crds);
-}
-
-interface Crd extends KubeObject {
-  spec?: { group?: string; names?: { plural?: string }; versions?: { name: string; served?: boolean }[] };
-  status?: { conditions?: { type: string; status: string }[] };
-}
-
-/**
- * Applies CRDs and waits until each is served: Established, and a list of it
- * answers. Established comes first; until the API server's storage for the
- * new resource is ready, requests get 429 "storage is (re)initializing".
- */
-export async function applyCrds(client: RestClient, crds: readonly KubeObject[]): Promise<void> {
-  await applyManifests(client, crds);
-  for (const crd of crds as readonly Crd[]) {
-    const name = crd.metadata?.name ?? "";
-    await eventually(
-      async () => {
-        const stored = await client.get<Crd>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-        const established = stored.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
-        if (!established) return holds(false, `${name} not Established yet`);
-        const version = crd.spec?.versions?.find((v) => v.served !== false)?.name ?? "";
-        await client.list(`/apis/${crd.spec?.group ?? ""}/${version}/${crd.spec?.names?.plural ?? ""}`, { query: { limit: 1 } });
-        return holds(true, "");
-      },
-      { timeoutMs: 30_000, description: `CRD ${name} served` },
-    );
-  }
 }
 
 /** Whether a TLS handshake with the webhook server on `port` succeeds, trusting the stack's CA. */

@@ -13,10 +13,9 @@
  *
  * @module
  */
-export { applyManifests, objectPath, parseManifests, TESTENV_FIELD_MANAGER } from "./apply.js";
+export { applyCrds, applyManifests, objectPath, parseManifests, TESTENV_FIELD_MANAGER, type ApplyCrdsOptions } from "./apply.js";
 export { BINARIES, moduleSource, REPO_ROOT, resolveBinary, type BinaryName, type ResolvedBinary } from "./binaries.js";
 export {
-  applyCrds,
   CLUSTER_API_PROVIDERS,
   ClusterApiStack,
   type ClusterApiManager,

@@ -8,17 +8,11 @@
  * scripts/modules/openmcp-api/ whose go.sum holds its checksums; `go mod
  * download` run there fetches it into the Go module cache and verifies it.
  */
-import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { parseManifests } from "./apply.js";
-import { REPO_ROOT, requiredVersion } from "./binaries.js";
-import { applyCrds } from "./cluster-api.js";
-import { BinaryUnavailableError } from "./errors.js";
-
-const run = promisify(execFile);
+import { applyCrds, parseManifests } from "./apply.js";
+import { pinnedModule, REPO_ROOT } from "./binaries.js";
 
 const MODULE = "github.com/openmcp-project/openmcp-operator/api";
 
@@ -33,16 +27,9 @@ export interface OpenMcpApiSource {
 /** The pinned openMCP API module, downloaded (and checked against go.sum) when missing. */
 export async function openMcpApiSource(repoRoot = REPO_ROOT): Promise<OpenMcpApiSource> {
   const wrapper = join(repoRoot, "scripts", "modules", "openmcp-api");
-  const version = requiredVersion(readFileSync(join(wrapper, "go.mod"), "utf8"), MODULE);
-  if (version === undefined) throw new BinaryUnavailableError(`${wrapper}/go.mod does not require ${MODULE}`);
-  try {
-    const { stdout } = await run("go", ["mod", "download", "-json", `${MODULE}@${version}`], { cwd: wrapper });
-    const { Dir: dir } = JSON.parse(stdout) as { Dir: string };
-    return { dir, version, crdDir: join(dir, "crds", "manifests") };
-  } catch (err) {
-    const detail = err instanceof Error && "stderr" in err ? `${String(err.stderr)}${"stdout" in err ? String(err.stdout) : ""}` : String(err);
-    throw new BinaryUnavailableError(`${MODULE}@${version} is not available: ${detail.trim()}`);
-  }
+  // Downloaded in the wrapper's directory: there go checks the module against its go.sum.
+  const { dir, version } = await pinnedModule(wrapper, MODULE, { cwd: wrapper });
+  return { dir, version, crdDir: join(dir, "crds", "manifests") };
 }
 
 export interface InstallOpenMcpCrdsOptions {
