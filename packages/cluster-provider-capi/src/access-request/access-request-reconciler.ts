@@ -22,7 +22,6 @@ import { deleteIfPresent, getIfPresent, type KubeObject, type RestClient } from 
 import {
   applyStatus,
   finalize,
-  findCondition,
   hasFinalizer,
   joinKey,
   scrubText,
@@ -35,11 +34,11 @@ import {
   type Result,
   type Store,
 } from "@edgeconnect/runtime";
-import { accessSecretData, accessSecretName, accessSecretTimes, tokenKubeconfig } from "../access/access-kubeconfig.js";
+import { accessSecretData, accessSecretName, accessSecretTimes, accessTokenBasis, TOKEN_BASIS_ANNOTATION, tokenKubeconfig } from "../access/access-kubeconfig.js";
 import { accessObjects, renderTokenAccess, staleObjects, TokenAccessError, type AccessObject, type AccessRequestIdentity, type TokenAccess } from "../access/token-access.js";
 import { DurationError, needsRenewal, renewAt, tokenExpirationSeconds } from "../access/token-lifetime.js";
 import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
-import { OPERATION, REQUEST_PHASE } from "../openmcp/constants.js";
+import { OPERATION } from "../openmcp/constants.js";
 import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { isResponsibleForAccessRequest } from "../openmcp/responsibility.js";
@@ -151,11 +150,18 @@ export class AccessRequestReconciler implements Reconciler {
       await this.ensureObjects(workload, access);
       const secretName = accessSecretName(ar.metadata.name ?? "");
       const secretPath = accessSecretPath(ar);
-      const existing = await getIfPresent<{ data?: Record<string, string> }>(client, secretPath);
+      const basis = accessTokenBasis({
+        generation: ar.metadata.generation ?? 0,
+        serviceAccount: access.serviceAccount.metadata,
+        expirationSeconds,
+        server: workload.server,
+        caCrt: workload.caCrt,
+        cluster: ref,
+      });
+      const existing = await getIfPresent<{ metadata?: { annotations?: Record<string, string> }; data?: Record<string, string> }>(client, secretPath);
       const times = existing?.data === undefined ? undefined : accessSecretTimes(decode(existing.data));
-      const granted = findCondition(ar.status?.conditions, "AccessGranted");
-      const current = times !== undefined && !needsRenewal(this.now(), times.createdAt, times.expiresAt) && ar.status?.phase === REQUEST_PHASE.Granted && granted?.observedGeneration === ar.metadata.generation;
-      const lifetime = current ? times : await this.issueToken(client, ar, workload, access, secretPath, secretName, expirationSeconds);
+      const current = times !== undefined && existing?.metadata?.annotations?.[TOKEN_BASIS_ANNOTATION] === basis && !needsRenewal(this.now(), times.createdAt, times.expiresAt);
+      const lifetime = current ? times : await this.issueToken(client, ar, workload, { access, secretPath, secretName, expirationSeconds, basis });
       return {
         phase: "Granted",
         secretName,
@@ -186,10 +192,7 @@ export class AccessRequestReconciler implements Reconciler {
     client: RestClient,
     ar: AccessRequest,
     workload: WorkloadCluster,
-    access: TokenAccess,
-    secretPath: string,
-    secretName: string,
-    expirationSeconds: number,
+    { access, secretPath, secretName, expirationSeconds, basis }: { access: TokenAccess; secretPath: string; secretName: string; expirationSeconds: number; basis: string },
   ): Promise<{ createdAt: Date; expiresAt: Date }> {
     const sa = access.serviceAccount.metadata;
     const response = await workload.client.request<{ status?: { token?: string; expirationTimestamp?: string } }>(
@@ -215,6 +218,7 @@ export class AccessRequestReconciler implements Reconciler {
           name: secretName,
           namespace: ar.metadata.namespace,
           labels: { ...MANAGED_BY },
+          annotations: { [TOKEN_BASIS_ANNOTATION]: basis },
           ownerReferences: [{ apiVersion: ACCESS_REQUEST.apiVersion, kind: ACCESS_REQUEST.kind, name: ar.metadata.name, uid: ar.metadata.uid, controller: true, blockOwnerDeletion: true }],
         },
         data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, "utf8").toString("base64")])),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { isDnsSubdomain } from "@edgeconnect/provisioning";
 import { parse } from "yaml";
-import { accessContextName, accessSecretData, accessSecretName, accessSecretTimes, tokenKubeconfig } from "./access-kubeconfig.js";
+import { accessContextName, accessSecretData, accessSecretName, accessSecretTimes, accessTokenBasis, tokenKubeconfig } from "./access-kubeconfig.js";
 
 const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 const CLUSTER = { namespace: "project-a", name: "workload.eu" };
@@ -32,6 +32,26 @@ describe("tokenKubeconfig", () => {
 
   it("refuses an empty token", () => {
     expect(() => tokenKubeconfig({ server: "https://api.example.com", token: "", cluster: CLUSTER })).toThrow(/token must not be empty/);
+  });
+});
+
+describe("accessTokenBasis", () => {
+  const basis = { generation: 1, serviceAccount: { namespace: "openmcp-access", name: "access-a" }, expirationSeconds: 86_400, server: "https://api.example.com", caCrt: CA, cluster: CLUSTER };
+
+  it("is the same for the same inputs", () => {
+    expect(accessTokenBasis({ ...basis })).toBe(accessTokenBasis(basis));
+    expect(accessTokenBasis(basis)).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it.each([
+    ["a new generation", { generation: 2 }],
+    ["another ServiceAccount", { serviceAccount: { namespace: "openmcp-access", name: "access-b" } }],
+    ["another lifetime", { expirationSeconds: 3_600 }],
+    ["a moved API server", { server: "https://api2.example.com" }],
+    ["another CA", { caCrt: undefined }],
+    ["another Cluster", { cluster: { namespace: "project-a", name: "other" } }],
+  ])("changes with %s", (_, change) => {
+    expect(accessTokenBasis({ ...basis, ...change })).not.toBe(accessTokenBasis(basis));
   });
 });
 

@@ -9,10 +9,9 @@
  * client-certificate users, so token kubeconfigs are rendered here, in the
  * same shape: one cluster, user and context, all named alike.
  */
-import { isDnsSubdomain } from "@edgeconnect/provisioning";
+import { isDnsSubdomain, shortHash } from "@edgeconnect/provisioning";
 import { stringify } from "yaml";
 import { SECRET_KEY } from "../openmcp/constants.js";
-import { shortHash } from "@edgeconnect/provisioning";
 
 export interface TokenKubeconfigInput {
   /** The API server, `https://…`. */
@@ -83,6 +82,42 @@ export function accessSecretTimes(data: Readonly<Record<string, string | undefin
   const createdAt = parseUnixSeconds(data[SECRET_KEY.CreationTimestamp]);
   const expiresAt = parseUnixSeconds(data[SECRET_KEY.ExpirationTimestamp]);
   return createdAt === undefined || expiresAt === undefined ? undefined : { createdAt, expiresAt };
+}
+
+/**
+ * Annotation on the Secret: the `accessTokenBasis` its token was issued for.
+ * The Secret is read from the API server while the request comes from a
+ * cache, so deciding on a new token by the Secret alone stays right when the
+ * cache lags behind our own status write.
+ */
+export const TOKEN_BASIS_ANNOTATION = "capi.clusters.edgeconnect.eu/token-basis";
+
+export interface TokenBasisInput {
+  /** The request's `metadata.generation`: a changed spec gets a new token. */
+  readonly generation: number;
+  readonly serviceAccount: { readonly namespace: string; readonly name: string };
+  readonly expirationSeconds: number;
+  readonly server: string;
+  readonly caCrt?: string | undefined;
+  readonly cluster: { readonly namespace: string; readonly name: string };
+}
+
+/** Everything a Secret's token and kubeconfig were made from, as a hash; a token issued for another basis is replaced. */
+export function accessTokenBasis(input: TokenBasisInput): string {
+  return shortHash(
+    [
+      "tokenbasis",
+      String(input.generation),
+      input.serviceAccount.namespace,
+      input.serviceAccount.name,
+      String(input.expirationSeconds),
+      input.server,
+      input.caCrt ?? "",
+      input.cluster.namespace,
+      input.cluster.name,
+    ],
+    16,
+  );
 }
 
 const MAX_SUBDOMAIN = 253;
