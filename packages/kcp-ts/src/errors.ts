@@ -53,6 +53,27 @@ export class HttpStatusError extends Error {
   }
 }
 
+/**
+ * A request had no complete answer (headers and body) within its deadline.
+ * Named TimeoutError like the reason of `AbortSignal.timeout`, so code that
+ * recognises one recognises both; unlike Node's bare AbortError it says which
+ * call it was. The URL is scrubbed as in HttpStatusError.
+ */
+export class RequestTimeoutError extends Error {
+  override readonly name = "TimeoutError";
+  readonly url: string;
+
+  constructor(
+    readonly method: string,
+    url: string,
+    readonly timeoutMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(scrubText(`${method} ${url}: no answer within ${timeoutMs} ms`), options);
+    this.url = scrubText(url);
+  }
+}
+
 function parseStatus(body: string): Status | undefined {
   try {
     const value = JSON.parse(body) as Status;

@@ -15,7 +15,7 @@
  * @module
  */
 export { ApiDiscovery, UnknownKindError, type DiscoveredResource } from "./api-discovery.js";
-export { HttpStatusError, type Status } from "./errors.js";
+export { HttpStatusError, RequestTimeoutError, type Status } from "./errors.js";
 export { deleteIfPresent, getIfPresent, isNotFound } from "./not-found.js";
 export { kubeconfigCredentials, type KubeconfigCredential } from "./kubeconfig-credentials.js";
 export { CLUSTER_ANNOTATION, clusterOf, fingerprint } from "./logical-cluster.js";

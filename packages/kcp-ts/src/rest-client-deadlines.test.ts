@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createServer, type Server, type ServerResponse } from "node:http";
+import { RequestTimeoutError } from "./errors.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, RestClient } from "./rest-client.js";
 
 /**
@@ -63,13 +64,37 @@ describe("RestClient deadlines against a stalling server", () => {
     const short = client.withTimeout(150);
     expect(short.cluster("root").requestTimeoutMs).toBe(150);
     const { error, ms } = await settle(short.get("/api/v1/namespaces/default"));
-    expect(error).toBeDefined();
+    expect(error).toBeInstanceOf(RequestTimeoutError);
     expect(ms).toBeLessThan(5_000);
   });
 
   it("bounds reading the body, not only the headers", async () => {
     const { error } = await settle(client.withTimeout(150).list("/half"));
-    expect(error).toBeDefined();
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+  });
+
+  it("names the call that ran out of time, as TimeoutError, without its credentials", async () => {
+    const short = client.withTimeout(150);
+    const { error } = await settle(short.request("POST", "/apis/example/v1/things", { body: {} }));
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    const timeout = error as RequestTimeoutError;
+    expect(timeout.name).toBe("TimeoutError");
+    expect(timeout.message).toBe(`POST ${client.server}/apis/example/v1/things: no answer within 150 ms`);
+    expect(timeout.timeoutMs).toBe(150);
+
+    const echoed = (await settle(short.get("/apis/example/v1/fake-token-for-tests"))).error as RequestTimeoutError;
+    expect(echoed).toBeInstanceOf(RequestTimeoutError);
+    expect(JSON.stringify({ message: echoed.message, url: echoed.url })).not.toContain("fake-token-for-tests");
+  });
+
+  it("leaves an abort by the caller an abort, not a timeout", async () => {
+    const abort = new AbortController();
+    const pending = settle(client.get("/api/v1/namespaces/default", { signal: abort.signal }));
+    await waitFor(() => received === 1);
+    abort.abort();
+    const { error } = await pending;
+    expect(error).not.toBeInstanceOf(RequestTimeoutError);
+    expect((error as Error).name).toBe("AbortError");
   });
 
   it.each([

@@ -15,7 +15,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
-import { HttpStatusError } from "./errors.js";
+import { HttpStatusError, RequestTimeoutError } from "./errors.js";
 import { registerKubeconfigCredentials } from "./kubeconfig-credentials.js";
 
 export interface RequestOptionsLite {
@@ -205,9 +205,17 @@ export class RestClient {
 
   /** Sends a request; a JSON answer is parsed, any other answer returned as text. */
   async request<T = unknown>(method: string, path: string, options: RequestOptionsLite = {}): Promise<T> {
-    const bounded = { ...options, timeoutMs: options.timeoutMs ?? this.requestTimeoutMs };
-    const response = await this.send(method, path, bounded);
-    const text = await readAll(response);
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let response: IncomingMessage;
+    let text: string;
+    try {
+      response = await this.send(method, path, options, deadline);
+      text = await readAll(response);
+    } catch (err) {
+      if (deadline.aborted) throw new RequestTimeoutError(method, this.server + path, timeoutMs, { cause: err });
+      throw err;
+    }
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       throw new HttpStatusError(method, this.server + path, status, text, header(response, "retry-after"));
@@ -223,7 +231,7 @@ export class RestClient {
    * ERROR event carrying a Status, as the server sends it.
    */
   async *watch<T = KubeObject>(path: string, options: RequestOptionsLite = {}): AsyncGenerator<WatchEvent<T>> {
-    const response = await this.send("GET", path, { ...options, query: { ...options.query, watch: true } });
+    const response = await this.send("GET", path, { ...options, query: { ...options.query, watch: true } }, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs));
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       throw new HttpStatusError("WATCH", this.server + path, status, await readAll(response), header(response, "retry-after"));
@@ -241,7 +249,7 @@ export class RestClient {
     }
   }
 
-  private async send(method: string, path: string, options: RequestOptionsLite): Promise<IncomingMessage> {
+  private async send(method: string, path: string, options: RequestOptionsLite, deadline: AbortSignal | undefined): Promise<IncomingMessage> {
     const url = new URL(this.server + path + queryString(options.query));
     const plain = url.protocol === "http:";
     const requestOptions: RequestOptions = { method, headers: {} };
@@ -255,7 +263,7 @@ export class RestClient {
       // unless told, and the API server then reads the body as the next request.
       ...(payload === undefined ? {} : { "Content-Type": payload.contentType, "Content-Length": Buffer.byteLength(payload.data) }),
     };
-    const signals = [options.signal, this.boundSignal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)];
+    const signals = [options.signal, this.boundSignal, deadline];
     const active = signals.filter((s): s is AbortSignal => s !== undefined);
     if (active.length > 0) requestOptions.signal = active.length === 1 ? active[0] : AbortSignal.any(active);
     const send = plain ? httpRequest : httpsRequest;

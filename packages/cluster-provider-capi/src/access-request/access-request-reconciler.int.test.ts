@@ -544,6 +544,10 @@ describeInfra("access-request controller on a real platform and workload cluster
     const waiting = await getAr("stalled");
     expect(waiting.status?.phase).toBe("Pending");
     expect(waiting.status?.secretRef).toBeUndefined();
+    const unreachable = waiting.status?.conditions?.find((condition) => condition.type === "AccessGranted");
+    expect(unreachable).toMatchObject({ status: "False", reason: "WorkloadClusterUnreachable" });
+    // The call and its deadline, so that whoever reads it knows which endpoint hung.
+    expect(unreachable?.message).toMatch(/: (?:GET|POST|PATCH) https:\/\/\S+: no answer within 15000 ms$/);
 
     stalledRelay.resume();
     await waitFor("stalled", "Granted");

@@ -48,7 +48,7 @@ import {
   type RsaPublicJwk,
 } from "@edgeconnect/provisioning";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { registerSecret, tenantMessage, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
+import { registerSecret, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
 import type { ClusterApiContext } from "./cluster-api-provision.js";
@@ -195,18 +195,18 @@ function forProvider(mr: Observed | undefined): Readonly<Record<string, unknown>
   return (mr?.spec as { forProvider?: Record<string, unknown> } | undefined)?.forProvider;
 }
 
-/** A managed resource's state as a condition the tenant can read. */
+/** A managed resource's state as a condition; `StatusReport.step` makes its message one a tenant may read. */
 function stateCondition(mr: Observed | undefined, what: string): StepCondition {
   const state = managedResourceState(mr);
   switch (state.state) {
     case "Ready":
       return { status: "True", reason: "Available", message: `${what} is available` };
     case "Failed":
-      return { status: "False", reason: state.reason, message: tenantMessage(`${what} failed: ${state.message}`) };
+      return { status: "False", reason: state.reason, message: `${what} failed: ${state.message}` };
     case "Absent":
       return { status: "Unknown", reason: "Creating", message: `${what} is being requested` };
     default:
-      return { status: "Unknown", reason: state.reason, message: tenantMessage(`${what}: ${state.message}`) };
+      return { status: "Unknown", reason: state.reason, message: `${what}: ${state.message}` };
   }
 }
 

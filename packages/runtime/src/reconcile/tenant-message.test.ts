@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { HttpStatusError } from "@edgeconnect/kcp-ts";
+import { HttpStatusError, RequestTimeoutError } from "@edgeconnect/kcp-ts";
 import { GENERIC_TENANT_MESSAGE, MAX_TENANT_MESSAGE_CHARS, tenantMessage } from "./tenant-message.js";
 import { FAILED_PATCH_BODY } from "./write-client.fixture.js";
 import { FieldConflictError, StaleObjectError } from "./writes.js";
@@ -24,8 +24,7 @@ class OtcApiError extends Error {
 const httpError = (status: number, body: string): HttpStatusError =>
   new HttpStatusError("PATCH", `${INFRA}/api/v1/namespaces/${NAMESPACE}/secrets/kubeconfig`, status, body);
 
-describe("tenantMessage", () => {
-  it.each<[string, unknown, string]>([
+const CASES: readonly [string, unknown, string][] = [
     ["a controller's own message", 'observed color "red"', 'observed color "red"'],
     [
       "URLs and IP:port",
@@ -62,10 +61,43 @@ describe("tenantMessage", () => {
     ["an OTC error without a code", new OtcApiError(500, undefined, "POST /v3/x: HTTP 500"), "the cloud API answered HTTP 500"],
     ["an OTC network error", new OtcApiError(0, undefined, "POST /v3/x: network error: ECONNRESET"), "the cloud API could not be reached; retrying"],
     ["a timeout", new DOMException("The operation was aborted due to timeout", "TimeoutError"), "the infrastructure API did not answer in time; retrying"],
-  ])("handles %s", (_what, input, expected) => {
+    ["a request deadline", new RequestTimeoutError("GET", `${INFRA}/api/v1/namespaces/${NAMESPACE}/secrets/x`, 30_000), "the infrastructure API did not answer in time; retrying"],
+];
+
+describe("tenantMessage", () => {
+  it.each(CASES)("handles %s", (_what, input, expected) => {
     const message = tenantMessage(input);
     expect(message).toBe(expected);
     expect(message).not.toMatch(/https?:\/\/|\d+\.\d+\.\d+\.\d+|kcp-[0-9a-f]{12}|[0-9a-f]{32}|\{"/);
+  });
+
+  it.each(CASES)("changes nothing in its own answer for %s", (_what, input) => {
+    const once = tenantMessage(input);
+    expect(tenantMessage(once)).toBe(once);
+  });
+
+  it.each([
+    ["a path behind a name that becomes a placeholder", `failed: ${NAMESPACE}/api/<html> namespaces/`, "failed: [namespace][address]"],
+    ["a body whose halves a removed tag joins", 'GET failed{\n<b>"</b>', "GET failed"],
+    ["a project id in front of a path", `${PROJECT}/api/namespaces/,:443"…[/api/`, GENERIC_TENANT_MESSAGE],
+  ])("strips what one pass exposes: %s", (_what, input, expected) => {
+    expect(tenantMessage(input)).toBe(expected);
+  });
+
+  it("gives the same answer for its own answer, over many generated messages", () => {
+    const fragments = [`${INFRA}/api`, "{", "}", '"', "[", "]", ",", ":", " ", "a", NAMESPACE, "namespaces/", "/api/", "10.0.0.1", ":443", "<b>", "</b>", "<html>", "::", "fd00", "x.y", PROJECT, "GET", "failed", ";", "\n", "…"];
+    let seed = 1;
+    const next = (below: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * below);
+    };
+    const unstable: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const input = Array.from({ length: 1 + next(10) }, () => fragments[next(fragments.length)]).join("");
+      const once = tenantMessage(input);
+      if (tenantMessage(once) !== once) unstable.push(input);
+    }
+    expect(unstable).toEqual([]);
   });
 
   it("bounds the length at a word", () => {

@@ -28,9 +28,28 @@ export function tenantMessage(input: unknown): string {
   if (known !== undefined) return bound(known);
   const text = typeof input === "string" ? input : (errorLike(input)?.message ?? "");
   // Credentials first: what strip() leaves of a message must not hold one.
-  const stripped = strip(scrubText(text));
+  const stripped = stripFully(scrubText(text));
   return saysAnything(stripped) ? bound(stripped) : GENERIC_TENANT_MESSAGE;
 }
+
+/**
+ * Messages pass through here more than once (a composed message, then the
+ * status writer), and each pass must give the same answer. One strip can
+ * expose more to strip: a placeholder in front of `/api/` makes it a path,
+ * a removed tag joins the halves of a body. So strip until nothing changes;
+ * every pass shortens the text or leaves it as it is, and the cap only
+ * guards against a pattern that someday would not.
+ */
+function stripFully(text: string): string {
+  let out = strip(text);
+  for (let pass = 0, previous = text; out !== previous && pass < MAX_STRIP_PASSES; pass++) {
+    previous = out;
+    out = strip(out);
+  }
+  return out;
+}
+
+const MAX_STRIP_PASSES = 8;
 
 /**
  * OTC's error, recognised by shape: the runtime sits below the OTC client
