@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
+import { HttpStatusError } from "@edgeconnect/kcp-ts";
 import { ManualClock } from "../queue/clock.js";
 import { ExponentialFailureRateLimiter } from "../queue/rate-limiter.js";
 import { Controller, ReconcileAbortedError, type ControllerMetrics, type ControllerOptions } from "./controller.js";
 import { TerminalError, type Logger as ControllerLogger, type Reconciler, type Result } from "./reconciler.js";
 import { requestKey, type Request } from "./request.js";
+import { StaleObjectError } from "./writes.js";
 
 const req = (name: string, cluster = "tenant-a"): Request => ({ cluster, namespace: "default", name });
 
@@ -266,6 +268,56 @@ describe("Controller", () => {
     controller.enqueue(req("a"));
     await until(() => metrics.results.length === 1);
     expect(lines).toEqual([{ controller: "test", cluster: "tenant-a", namespace: "default", name: "a", reconcileID: id, step: "read" }]);
+  });
+});
+
+describe("Controller error logs", () => {
+  it("logs stale writes at debug level until they keep coming back, other failures at once as errors", async () => {
+    const levels: string[] = [];
+    const logger = (): ControllerLogger => ({
+      child: () => logger(),
+      debug: (_obj, message) => void levels.push(`debug ${message}`),
+      info: () => undefined,
+      warn: () => undefined,
+      error: (_obj, message) => void levels.push(`error ${message}`),
+    });
+    const clock = new ManualClock();
+    const stale = new StaleObjectError("/api/v1/namespaces/a/configmaps/b", new HttpStatusError("PATCH", "https://infra/api/v1/namespaces/a/configmaps/b", 409, ""));
+    let calls = 0;
+    const controller = new Controller({
+      name: "logs",
+      clock,
+      logger: logger(),
+      rateLimiter: new ExponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 10, jitter: 0 }),
+      reconciler: {
+        reconcile: async (request) => {
+          calls++;
+          if (request.name === "broken") throw new Error("broken");
+          if (calls <= 5) throw stale;
+        },
+      },
+    });
+    const stop = new AbortController();
+    const running = controller.start(stop.signal);
+    controller.enqueue(req("contended"));
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await until(() => levels.filter((line) => line.endsWith("reconcile failed")).length === attempt);
+      clock.advance(10);
+    }
+    expect(levels.filter((line) => line.endsWith("reconcile failed"))).toEqual([
+      "debug reconcile failed",
+      "debug reconcile failed",
+      "debug reconcile failed",
+      "error reconcile failed",
+      "error reconcile failed",
+    ]);
+
+    levels.length = 0;
+    controller.enqueue(req("broken"));
+    await until(() => levels.includes("error reconcile failed"));
+    expect(levels.filter((line) => line.endsWith("reconcile failed"))).toEqual(["error reconcile failed"]);
+    stop.abort();
+    await running;
   });
 });
 

@@ -17,6 +17,7 @@ import type { RateLimiter } from "../queue/rate-limiter.js";
 import { settlesWithin } from "./bounded-wait.js";
 import { SILENT, TerminalError, type Logger, type NoScope, type Reconciler } from "./reconciler.js";
 import { describeRequest, requestKey, tenantOf, type Request } from "./request.js";
+import { StaleObjectError } from "./writes.js";
 
 /** What the controller reports; RuntimeMetrics implements it. */
 export interface ControllerMetrics {
@@ -88,6 +89,9 @@ export class ReconcileAbortedError extends Error {
 
 /** Errors that are bugs in the reconciler rather than trouble in the world. */
 const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError];
+
+/** Stale writes in a row that are logged at debug level, before they are errors. */
+const ROUTINE_STALE_RETRIES = 3;
 
 export class Controller<S = NoScope> {
   readonly name: string;
@@ -220,7 +224,12 @@ export class Controller<S = NoScope> {
       } else {
         this.queue.addRateLimited(request);
       }
-      log.error({ err, retry: !terminal, request: describeRequest(request) }, "reconcile failed");
+      // A stale read is a cache behind a write, routine in a level-triggered
+      // controller; only one that keeps coming back (writers fighting) is worth an error.
+      const routine = err instanceof StaleObjectError && this.queue.retries(request) <= ROUTINE_STALE_RETRIES;
+      const fields = { err, retry: !terminal, request: describeRequest(request) };
+      if (routine) log.debug(fields, "reconcile failed");
+      else log.error(fields, "reconcile failed");
     }
     this.options.metrics?.recordReconcile(this.name, outcome, (performance.now() - started) / 1000);
   }
