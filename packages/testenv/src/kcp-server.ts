@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "./eventually.js";
-import { freePorts } from "./ports.js";
+import { freePorts, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
 import { ServerProcess } from "./server-process.js";
@@ -30,7 +30,6 @@ export interface KcpServerOptions {
   readonly extraArgs?: readonly string[];
 }
 
-const BIND_ATTEMPTS = 3;
 
 export class KcpServer {
   private constructor(
@@ -45,19 +44,15 @@ export class KcpServer {
   static async start(options: KcpServerOptions): Promise<KcpServer> {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-kcp-"));
     options.reaper?.removeOnExit(dir);
-    for (let attempt = 1; ; attempt++) {
-      const server = await KcpServer.launch(options, dir);
-      try {
-        await server.waitUntilReady();
-        return server;
-      } catch (err) {
-        await server.process.stop();
-        const portTaken = /address already in use/.test(server.process.logTail(60));
-        if (!portTaken || attempt === BIND_ATTEMPTS) {
-          if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
-          throw err;
-        }
-      }
+    try {
+      return await startOnFreePorts({
+        launch: () => KcpServer.launch(options, dir),
+        ready: (server) => server.waitUntilReady(),
+        processOf: (server) => server.process,
+      });
+    } catch (err) {
+      if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
+      throw err;
     }
   }
 

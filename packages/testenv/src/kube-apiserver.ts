@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { EtcdServer } from "./etcd-server.js";
 import { eventually } from "./eventually.js";
 import { writeKubeconfig } from "./kubeconfig.js";
-import { freePort } from "./ports.js";
+import { freePort, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
 import { ServerProcess } from "./server-process.js";
@@ -37,8 +37,6 @@ export interface KubeApiServerOptions {
    */
   readonly clientCaPem?: string;
 }
-
-const BIND_ATTEMPTS = 3;
 
 export class KubeApiServer {
   private constructor(
@@ -62,16 +60,12 @@ export class KubeApiServer {
         dir,
         ...(options.reaper ? { reaper: options.reaper } : {}),
       });
-      for (let attempt = 1; ; attempt++) {
-        const server = await KubeApiServer.launch(options, dir, etcd);
-        try {
-          await server.waitUntilReady(token);
-          return server;
-        } catch (err) {
-          await server.process.stop();
-          if (!/address already in use/.test(server.process.logTail(60)) || attempt === BIND_ATTEMPTS) throw err;
-        }
-      }
+      const storage = etcd;
+      return await startOnFreePorts({
+        launch: () => KubeApiServer.launch(options, dir, storage),
+        ready: (server) => server.waitUntilReady(token),
+        processOf: (server) => server.process,
+      });
     } catch (err) {
       await etcd?.stop();
       if (!options.keepDir) rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  * process; readiness is the caller's concern.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { ServerExitedError } from "./errors.js";
 import type { Reaper } from "./reaper.js";
 
@@ -31,6 +31,8 @@ export class ServerProcess {
   private constructor(
     private readonly options: ServerProcessOptions,
     private readonly child: ChildProcess,
+    /** Where this process's lines begin in a log file that earlier processes wrote to as well. */
+    private readonly logOffset: number,
   ) {
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
@@ -43,6 +45,7 @@ export class ServerProcess {
   static start(options: ServerProcessOptions): ServerProcess {
     const log = openSync(options.logFile, "a");
     try {
+      const logOffset = fstatSync(log).size;
       const child = spawn(options.command, [...options.args], {
         cwd: options.cwd,
         // A process group of its own: stop() signals the whole group, and the
@@ -50,7 +53,7 @@ export class ServerProcess {
         detached: true,
         stdio: ["ignore", log, log],
       });
-      const server = new ServerProcess(options, child);
+      const server = new ServerProcess(options, child, logOffset);
       child.once("error", () => undefined);
       if (child.pid !== undefined) options.reaper?.watchProcessGroup(child.pid);
       return server;
@@ -74,10 +77,10 @@ export class ServerProcess {
     }
   }
 
-  /** The last lines of the server's log, for error messages. */
+  /** The last lines this process wrote to its log, for error messages. */
   logTail(lines = 30): string {
     try {
-      return readFileSync(this.options.logFile, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+      return readFileSync(this.options.logFile).subarray(this.logOffset).toString("utf8").trimEnd().split("\n").slice(-lines).join("\n");
     } catch {
       return "";
     }
