@@ -42,7 +42,7 @@ import { FatalError } from "./errors.js";
 import { eventually, holds, type Check } from "./eventually.js";
 import type { KubeApiServer } from "./kube-apiserver.js";
 import { acquirePortLock, type PortLock } from "./port-lock.js";
-import { freePorts } from "./ports.js";
+import { freePorts, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { ServerProcess } from "./server-process.js";
 
@@ -55,7 +55,7 @@ export const CLUSTER_API_PROVIDERS: readonly ClusterApiProvider[] = ["core", "ku
 /** What a stack can run: the providers and, on request, the Cluster API Operator. */
 export type ClusterApiManager = ClusterApiProvider | "operator";
 
-/** Core first: the providers' managers read its CRDs; the operator last, as it installs providers. */
+/** The order their CRDs are installed in: core first, as the others refer to its kinds; the operator last. The managers then start together. */
 const START_ORDER: readonly ClusterApiManager[] = [...CLUSTER_API_PROVIDERS, "operator"];
 
 interface ProviderSpec {
@@ -142,23 +142,27 @@ export class ClusterApiStack {
       }
       const certDir = join(dir, "certs");
       const caPem = await makeServingCertificate(certDir);
-      const ports = await freePorts(providers.length * 3);
       const sources = new Map<ClusterApiManager, string>();
       for (const provider of providers) {
         const configDir = (await configDirectory(provider, options.resolve?.repoRoot)).dir;
         sources.set(provider, configDir);
         await installCrds(client, configDir);
       }
-      for (const [index, provider] of providers.entries()) {
-        const [webhookPort, healthPort, diagnosticsPort] = ports.slice(index * 3, index * 3 + 3) as [number, number, number];
-        stack.webhookPaths.push(
-          ...(await registerWebhooks(client, provider, join(sources.get(provider) ?? "", "webhook", "manifests.yaml"), webhookPort, caPem)),
-        );
-        stack.managers.push(
-          stack.launch(provider, binaries.get(provider) ?? "", certDir, webhookPort, healthPort, diagnosticsPort),
-        );
-      }
-      await Promise.all(stack.managers.map((manager) => stack.waitHealthy(manager, caPem)));
+      await Promise.all(
+        providers.map((provider) =>
+          startOnFreePorts({
+            launch: async () => {
+              const [webhookPort, healthPort, diagnosticsPort] = (await freePorts(3)) as [number, number, number];
+              const webhookPaths = await registerWebhooks(client, provider, join(sources.get(provider) ?? "", "webhook", "manifests.yaml"), webhookPort, caPem);
+              const manager = stack.launch(provider, binaries.get(provider) ?? "", certDir, webhookPort, healthPort, diagnosticsPort);
+              stack.track(manager, webhookPaths);
+              return manager;
+            },
+            ready: (manager) => stack.waitHealthy(manager, caPem),
+            processOf: (manager) => manager.process,
+          }),
+        ),
+      );
       return stack;
     } catch (err) {
       await stack.stop();
@@ -216,6 +220,14 @@ export class ClusterApiStack {
       rmSync(this.dir, { recursive: true, force: true });
       this.options.reaper?.forgetDirectory(this.dir);
     }
+  }
+
+  /** Records a launched manager, in place of an earlier launch of the same provider, and its webhook registrations. */
+  private track(manager: RunningManager, webhookPaths: readonly string[]): void {
+    const index = this.managers.findIndex((running) => running.provider === manager.provider);
+    if (index === -1) this.managers.push(manager);
+    else this.managers[index] = manager;
+    for (const path of webhookPaths) if (!this.webhookPaths.includes(path)) this.webhookPaths.push(path);
   }
 
   private launch(

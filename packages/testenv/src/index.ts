@@ -54,7 +54,6 @@ export { KindCluster, kindAvailability, type Availability } from "./kind.js";
 export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 export { installOpenMcpCrds, openMcpApiSource, type InstallOpenMcpCrdsOptions, type OpenMcpApiSource } from "./openmcp-crds.js";
-export { freePort, freePorts } from "./ports.js";
 export { Reaper } from "./reaper.js";
 export { ServerProcess, type ExitStatus, type ServerProcessOptions } from "./server-process.js";
 export { StallingProxy, type StallingProxyOptions } from "./stalling-proxy.js";

@@ -36,7 +36,7 @@ export interface PortBoundStart<S> {
   /** Picks fresh ports and starts the server's process. */
   launch(): Promise<S>;
   /** Resolves once the launched server serves; rejects when it exited or did not in time. */
-  ready(server: S): Promise<void>;
+  ready(server: S): Promise<unknown>;
   processOf(server: S): ServerProcess;
 }
 
