@@ -30,7 +30,6 @@ export interface KcpServerOptions {
   readonly extraArgs?: readonly string[];
 }
 
-
 export class KcpServer {
   private constructor(
     private readonly process: ServerProcess,
