@@ -107,6 +107,26 @@ describe("finalize", () => {
     expect(server.current()?.metadata?.finalizers).toEqual([FINALIZER]);
   });
 
+  it("takes an object gone while its finalizer was removed as released: cleanup again, then nothing to throw", async () => {
+    const stale = cluster({ finalizers: [FINALIZER], deleting: true });
+    const server = oneObjectServer(path, stale);
+    const h = hooks();
+    await finalize(server, path, stale, FINALIZER, h);
+    expect(server.current()).toBeUndefined();
+    // A reconcile from a cache that still holds the object with the finalizer.
+    expect(await finalize(server, path, stale, FINALIZER, h)).toBeUndefined();
+    expect(h.seen).toEqual([`cleanup rv 10 [${FINALIZER}]`, `cleanup rv 10 [${FINALIZER}]`]);
+  });
+
+  it("applies nothing for a live object that is gone before its finalizer could be added", async () => {
+    const server = oneObjectServer(path, cluster({ deleting: true, finalizers: ["other"] }));
+    await server.request("PATCH", path, { body: [{ op: "remove", path: "/metadata/finalizers/0" }], contentType: "application/json-patch+json" });
+    expect(server.current()).toBeUndefined();
+    const h = hooks();
+    expect(await finalize(server, path, cluster(), FINALIZER, h)).toBeUndefined();
+    expect(h.seen).toEqual([]);
+  });
+
   it("passes the signal to every write", async () => {
     const signal = new AbortController().signal;
     const server = oneObjectServer(path, cluster());

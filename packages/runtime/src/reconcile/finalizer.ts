@@ -19,8 +19,11 @@
  * takes as a no-op.
  *
  * Both guarded writes throw StaleObjectError when the object changed since
- * it was read; the reconcile then retries on fresh state.
+ * it was read; the reconcile then retries on fresh state. An object that is
+ * gone (404) needs nothing more: the flow resolves with undefined, or with
+ * what cleanup returned.
  */
+import { isNotFound } from "@edgeconnect/kcp-ts";
 import type { Result } from "./reconciler.js";
 import { ensureFinalizer, hasFinalizer, removeFinalizer, type GuardedObject, type WriteClient, type WriteOptions } from "./writes.js";
 
@@ -57,12 +60,24 @@ export async function finalize<T extends FinalizableObject>(
 ): Promise<Result | undefined> {
   const deleting = obj.metadata?.deletionTimestamp !== undefined;
   if (!deleting) {
-    const withFinalizer = await ensureFinalizer(client, path, obj, finalizer, options);
+    const withFinalizer = await goneAsUndefined(ensureFinalizer(client, path, obj, finalizer, options));
+    // Gone before it had our finalizer: apply never made anything for it.
+    if (withFinalizer === undefined) return undefined;
     return (await hooks.apply(withFinalizer)) ?? undefined;
   }
   if (!hasFinalizer(obj, finalizer)) return undefined;
   const result = (await hooks.cleanup(obj)) ?? undefined;
   if (result?.requeueAfterMs !== undefined) return result;
-  await removeFinalizer(client, path, obj, finalizer, options);
+  // Gone means released: the read was from a cache that had not seen the removal of an earlier reconcile.
+  await goneAsUndefined(removeFinalizer(client, path, obj, finalizer, options));
   return result;
+}
+
+async function goneAsUndefined<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
