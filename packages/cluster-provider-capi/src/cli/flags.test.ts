@@ -224,7 +224,7 @@ describe("--leader-elect", () => {
   });
 
   it("refuses a value that is not a Go boolean", () => {
-    expect(() => run("--leader-elect=yes")).toThrow('flag --leader-elect: invalid boolean "yes"');
+    expect(() => run("--leader-elect=yes")).toThrow('--leader-elect: invalid boolean "yes", use true or false');
   });
 
   it("takes no separate value, as in Go: the false is left over and refused", () => {

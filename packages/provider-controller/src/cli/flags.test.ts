@@ -61,7 +61,8 @@ describe("parseProviderControllerFlags", () => {
     expect(parse("--cluster-api=true").clusterApi).toBe(true);
     expect(parse("--cluster-api", "--cluster-api=false").clusterApi).toBe(false);
     expect(parse("--cluster-api", "--otc-timeout=5s")).toMatchObject({ clusterApi: true, otcTimeoutMs: 5_000 });
-    expect(() => parse("--cluster-api=yes")).toThrow(/--cluster-api: "yes" is neither true nor false/);
+    expect(parse("--cluster-api=1").clusterApi).toBe(true);
+    expect(() => parse("--cluster-api=yes")).toThrow(/--cluster-api: invalid boolean "yes", use true or false/);
     expect(() => parse("--cluster-apis")).toThrow(FlagError);
   });
 

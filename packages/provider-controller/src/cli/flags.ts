@@ -33,6 +33,8 @@ export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBind
 /** OTC's public IAM endpoints, one per region. */
 export const DEFAULT_ALLOWED_AUTH_URL = "https://iam.*.otc.t-systems.com/";
 
+const BOOLEAN_FLAGS = new Set(["cluster-api"]);
+
 const VALUE_FLAGS = new Set([
   "kcp-kubeconfig",
   "apiexport-endpoint-slice",
@@ -71,8 +73,7 @@ export const USAGE = `Usage: provider-controller [flags]
 
 export function parseProviderControllerFlags(argv: readonly string[]): ProviderControllerFlags {
   const runtime = parseRuntimeFlags(argv);
-  const { clusterApi, rest } = takeClusterApiFlag(runtime.rest);
-  const line = parseCommandLine(rest, VALUE_FLAGS);
+  const line = parseCommandLine(runtime.rest, VALUE_FLAGS, BOOLEAN_FLAGS);
   const kcpKubeconfig = line.value("kcp-kubeconfig");
   if (kcpKubeconfig === undefined && !line.help) throw new FlagError("--kcp-kubeconfig is required");
   const allowed = line.values("allowed-otc-auth-url");
@@ -95,26 +96,9 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     kubeconfigValidityDays: positiveInteger("--kubeconfig-validity-days", line.value("kubeconfig-validity-days") ?? "365"),
     leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
     leaderElectName: line.value("leader-elect-resource-name") ?? "provider-controller",
-    clusterApi,
+    clusterApi: line.flag("cluster-api") ?? false,
     help: line.help,
   };
-}
-
-/** `--cluster-api` is a boolean, which the value flags' parser would read the next argument for; the last one given counts. */
-function takeClusterApiFlag(args: readonly string[]): { clusterApi: boolean; rest: string[] } {
-  let clusterApi = false;
-  const rest: string[] = [];
-  for (const arg of args) {
-    const match = /^--cluster-api(?:=(.*))?$/s.exec(arg);
-    if (match === null) {
-      rest.push(arg);
-      continue;
-    }
-    const value = match[1] ?? "true";
-    if (value !== "true" && value !== "false") throw new FlagError(`--cluster-api: ${JSON.stringify(value)} is neither true nor false`);
-    clusterApi = value === "true";
-  }
-  return { clusterApi, rest };
 }
 
 /**

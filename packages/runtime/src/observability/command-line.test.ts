@@ -30,6 +30,29 @@ describe("parseCommandLine", () => {
   });
 });
 
+describe("parseCommandLine's boolean flags", () => {
+  const BOOLEANS = new Set(["dry-run"]);
+
+  it("reads --flag as true and --flag=<Go bool>, the last one counting, undefined when absent", () => {
+    expect(parseCommandLine(["--dry-run"], KNOWN, BOOLEANS).flag("dry-run")).toBe(true);
+    expect(parseCommandLine(["--dry-run", "--dry-run=F"], KNOWN, BOOLEANS).flag("dry-run")).toBe(false);
+    expect(parseCommandLine(["--dry-run=0", "--dry-run=True"], KNOWN, BOOLEANS).flag("dry-run")).toBe(true);
+    expect(parseCommandLine([], KNOWN, BOOLEANS).flag("dry-run")).toBeUndefined();
+  });
+
+  it("takes no separate value, so the next argument stays a flag of its own", () => {
+    const line = parseCommandLine(["--dry-run", "--kubeconfig", "/a"], KNOWN, BOOLEANS);
+    expect(line.flag("dry-run")).toBe(true);
+    expect(line.value("kubeconfig")).toBe("/a");
+    expect(() => parseCommandLine(["--dry-run", "false"], KNOWN, BOOLEANS)).toThrow(/unknown argument "false"/);
+  });
+
+  it("refuses a value Go's ParseBool refuses, naming the flag", () => {
+    expect(() => parseCommandLine(["--dry-run=yes"], KNOWN, BOOLEANS)).toThrow(new FlagError('--dry-run: invalid boolean "yes", use true or false'));
+    expect(() => parseCommandLine(["--dry-run="], KNOWN, BOOLEANS)).toThrow(FlagError);
+  });
+});
+
 describe("parseDuration", () => {
   it("reads Go durations", () => {
     expect(parseDuration("--x", "5s")).toBe(5_000);

@@ -1,8 +1,9 @@
 /**
  * What every binary's own flags share once `parseRuntimeFlags` has taken
  * the runtime's: `--name=value` / `--name value` pairs from a known set
- * (repeatable ones collect every value), `--help`, Go-style durations and
- * positive integers, and one error type whose message names the flag.
+ * (repeatable ones collect every value), booleans, `--help`, Go-style
+ * durations and positive integers, and one error type whose message names
+ * the flag.
  */
 
 /** The command line cannot be used; the message says which flag and why. */
@@ -22,15 +23,32 @@ export interface CommandLine {
    * than "", and `--kubeconfig=` means the default, not a file named "".
    */
   optional<K extends string>(key: K, name: string): Partial<Record<K, string>>;
+  /** The last setting of the boolean flag `name`, undefined when it was not given. */
+  flag(name: string): boolean | undefined;
+}
+
+/** The spellings Go's strconv.ParseBool accepts, which is what boolean flags take in Go. */
+const BOOLEANS = new Map<string, boolean>([
+  ...["1", "t", "T", "true", "TRUE", "True"].map((text) => [text, true] as const),
+  ...["0", "f", "F", "false", "FALSE", "False"].map((text) => [text, false] as const),
+]);
+
+/** `--flag=<text>` of a boolean flag, as Go reads it; a FlagError naming the flag for anything else. */
+export function parseBoolean(flag: string, text: string): boolean {
+  const value = BOOLEANS.get(text);
+  if (value === undefined) throw new FlagError(`${flag}: invalid boolean ${JSON.stringify(text)}, use true or false`);
+  return value;
 }
 
 /**
- * Parses `args` (what `parseRuntimeFlags` left) against the value flags a
- * binary knows; anything else is a FlagError, so a typo cannot silently
- * fall back to a default.
+ * Parses `args` (what `parseRuntimeFlags` left) against the value and
+ * boolean flags a binary knows; anything else is a FlagError, so a typo
+ * cannot silently fall back to a default. A boolean flag takes no separate
+ * value, as in Go: `--flag` or `--flag=false`.
  */
-export function parseCommandLine(args: readonly string[], valueFlags: ReadonlySet<string>): CommandLine {
+export function parseCommandLine(args: readonly string[], valueFlags: ReadonlySet<string>, booleanFlags: ReadonlySet<string> = new Set()): CommandLine {
   const values = new Map<string, string[]>();
+  const booleans = new Map<string, boolean>();
   let help = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
@@ -40,6 +58,10 @@ export function parseCommandLine(args: readonly string[], valueFlags: ReadonlySe
     }
     const match = /^--([a-z0-9-]+)(?:=(.*))?$/s.exec(arg);
     const name = match?.[1];
+    if (name !== undefined && booleanFlags.has(name)) {
+      booleans.set(name, match?.[2] === undefined ? true : parseBoolean(`--${name}`, match[2]));
+      continue;
+    }
     if (name === undefined || !valueFlags.has(name)) throw new FlagError(`unknown argument ${JSON.stringify(arg)}; see --help`);
     const value = match?.[2] ?? args[++i];
     if (value === undefined) throw new FlagError(`flag --${name} needs a value`);
@@ -54,6 +76,7 @@ export function parseCommandLine(args: readonly string[], valueFlags: ReadonlySe
       const given = value(name);
       return (given === undefined || given === "" ? {} : { [key]: given }) as Partial<Record<K, string>>;
     },
+    flag: (name) => booleans.get(name),
   };
 }
 

@@ -5,6 +5,8 @@
  * --leader-elect. Everything else is passed back for the binary's own parser.
  */
 
+import { parseBoolean } from "./command-line.js";
+
 /** Default of --metrics-bind-address. */
 export const DEFAULT_METRICS_BIND_ADDRESS = ":8080";
 /** Default of --health-probe-bind-address. */
@@ -23,12 +25,6 @@ export interface RuntimeFlags {
 
 /** What a binary may default differently (Kubernetes' CCM elects a leader unless told not to; a test process serves nothing unless asked). */
 export type RuntimeFlagDefaults = Partial<Omit<RuntimeFlags, "rest">>;
-
-/** The spellings Go's strconv.ParseBool accepts, which is what --leader-elect=... takes in Go. */
-const BOOLEANS = new Map<string, boolean>([
-  ...["1", "t", "T", "true", "TRUE", "True"].map((text) => [text, true] as const),
-  ...["0", "f", "F", "false", "FALSE", "False"].map((text) => [text, false] as const),
-]);
 
 type AddressFlag = "metricsBindAddress" | "healthProbeBindAddress";
 
@@ -69,9 +65,7 @@ export function parseRuntimeFlags(argv: readonly string[], defaults: RuntimeFlag
       if (value === undefined) throw new Error(`flag ${name} needs a value`);
       flags[addressFlag] = value;
     } else if (name === "--leader-elect") {
-      const value = inlineValue === undefined ? true : BOOLEANS.get(inlineValue);
-      if (value === undefined) throw new Error(`flag ${name}: invalid boolean ${JSON.stringify(inlineValue)}`);
-      flags.leaderElect = value;
+      flags.leaderElect = inlineValue === undefined ? true : parseBoolean(name, inlineValue);
     } else {
       flags.rest.push(arg);
     }
