@@ -418,12 +418,25 @@ describeInfra("access-request controller on a real platform and workload cluster
     for (const [name, reason] of [["oidc", "OIDCNotSupported"], ["no-verbs", "InvalidRequest"], ["bad-ttl", "InvalidRequest"]] as const) {
       const ar = await getAr(name);
       expect(ar.status?.secretRef).toBeUndefined();
+      // Nothing was made for it, so nothing holds its deletion.
+      expect(ar.metadata.finalizers ?? []).toEqual([]);
       expect(await outcome(kube.get(secretPath(`${name}.kubeconfig`)))).toBe(404);
       expect(await workloadObjectsOf(name)).toEqual([]);
       await eventually(async () => holds((await eventsOf(name)).some((event) => event.type === "Warning" && event.reason === reason), "no Warning event yet"), {
         description: `${name} Event ${reason}`,
       });
     }
+  });
+
+  it("deletes a denied request at once, even when its workload cluster cannot be reached", async () => {
+    const unreachable = parse(adminKubeconfig) as KubeconfigDocument;
+    // Port 1 on loopback: refused at once, as a workload whose API server is gone.
+    for (const entry of unreachable.clusters) entry.cluster.server = "https://127.0.0.1:1";
+    await createCluster("gone-workload", "Ready", stringify(unreachable));
+    await requestAccess("denied-gone", { clusterRef: { namespace: NAMESPACE, name: "gone-workload" }, oidc: { name: "portal", issuer: "https://issuer.example.com", clientID: "portal", roleBindings: [] } });
+    await waitFor("denied-gone", "Denied", "OIDCNotSupported");
+    await kube.delete(arPath("denied-gone"));
+    await eventually(async () => holds((await outcome(getAr("denied-gone"))) === 404, "AccessRequest still there"), { description: "denied request gone", timeoutMs: 10_000 });
   });
 
   it("waits for a missing Cluster, an unready one and Cluster API's kubeconfig, creating nothing in the meantime", async () => {
@@ -438,6 +451,8 @@ describeInfra("access-request controller on a real platform and workload cluster
     await waitFor("early", "Pending", "ClusterNotFound");
     await waitFor("unready", "Pending", "ClusterNotReady");
     await waitFor("no-kubeconfig", "Pending", "KubeconfigNotFound");
+    // Waiting on the Cluster, not yet on a workload: no finalizer.
+    for (const name of ["early", "unready"]) expect((await getAr(name)).metadata.finalizers ?? []).toEqual([]);
     for (const name of ["early", "unready", "no-kubeconfig"]) {
       expect(await workloadObjectsOf(name)).toEqual([]);
       expect(await outcome(kube.get(secretPath(`${name}.kubeconfig`)))).toBe(404);

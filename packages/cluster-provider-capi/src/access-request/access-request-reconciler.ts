@@ -27,6 +27,7 @@ import {
   scrubText,
   type Condition,
   type ConditionUpdate,
+  type DeepReadonly,
   type EventRecorder,
   type ReconcileContext,
   type Reconciler,
@@ -81,6 +82,11 @@ type Outcome =
   | { readonly phase: "Denied"; readonly conditions: readonly ConditionUpdate[] }
   | { readonly phase: "Granted"; readonly conditions: readonly ConditionUpdate[]; readonly secretName: string; readonly renewAt: Date };
 
+/** What the request and the platform decide before any workload cluster is asked: an outcome, or what to grant where. */
+type Plan =
+  | { readonly outcome: Outcome }
+  | { readonly outcome?: undefined; readonly ref: { readonly namespace: string; readonly name: string }; readonly cluster: DeepReadonly<OpenMcpCluster>; readonly access: TokenAccess; readonly expirationSeconds: number };
+
 export class AccessRequestReconciler implements Reconciler {
   constructor(private readonly options: AccessRequestReconcilerOptions) {}
 
@@ -92,58 +98,68 @@ export class AccessRequestReconciler implements Reconciler {
     if (!releasing && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
-    const result = await finalize(client, path, ar as AccessRequest, FINALIZERS.accessRequest, {
-      apply: async (live) => {
-        let outcome: Outcome;
-        try {
-          outcome = await this.grant(client, live, signal);
-        } catch (err) {
-          // Retried with backoff; meanwhile the request says why it waits, in words without credentials.
-          if (!signal.aborted) {
-            const message = `could not reach the workload cluster or write the access: ${scrubText(err instanceof Error ? err.message : String(err))}`;
-            await this.writeStatus(client, live, { phase: "Pending", conditions: [{ type: "AccessGranted", status: "False", reason: "WorkloadClusterUnreachable", message }] }).catch(() => undefined);
-          }
-          throw err;
-        }
-        await this.writeStatus(client, live, outcome);
-        if (outcome.phase === "Granted") return { requeueAfterMs: Math.max(1_000, outcome.renewAt.getTime() - this.now().getTime()) };
-        return outcome.phase === "Pending" && outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
-      },
-      cleanup: (live) => this.revoke(client, live, signal),
-    });
+    // Until a workload cluster is to be written to, nothing needs revoking, so there is no
+    // finalizer: a denied or waiting request is deleted at once, reachable workload or not.
+    const early = ar.metadata.deletionTimestamp === undefined && !hasFinalizer(ar, FINALIZERS.accessRequest) ? this.plan(ar as AccessRequest).outcome : undefined;
+    const result =
+      early !== undefined
+        ? await this.report(client, ar as AccessRequest, early)
+        : await finalize(client, path, ar as AccessRequest, FINALIZERS.accessRequest, {
+            apply: async (live) => {
+              let outcome: Outcome;
+              try {
+                outcome = await this.grant(client, live, signal);
+              } catch (err) {
+                // Retried with backoff; meanwhile the request says why it waits, in words without credentials.
+                if (!signal.aborted) {
+                  const message = `could not reach the workload cluster or write the access: ${scrubText(err instanceof Error ? err.message : String(err))}`;
+                  await this.writeStatus(client, live, { phase: "Pending", conditions: [{ type: "AccessGranted", status: "False", reason: "WorkloadClusterUnreachable", message }] }).catch(() => undefined);
+                }
+                throw err;
+              }
+              return this.report(client, live, outcome);
+            },
+            cleanup: (live) => this.revoke(client, live, signal),
+          });
     await clearReconcileAnnotation(client, path, ar);
     return result;
   }
 
-  private async grant(client: RestClient, ar: AccessRequest, signal: AbortSignal): Promise<Outcome> {
-    const pending = (reason: string, message: string, requeueAfterMs?: number): Outcome => ({
-      phase: "Pending",
-      conditions: [{ type: "ClusterReady", status: "False", reason, message }, { type: "AccessGranted", status: "False", reason, message: "waiting for the cluster" }],
-      ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
-    });
-    const deny = (reason: string, message: string): Outcome => ({ phase: "Denied", conditions: [{ type: "AccessGranted", status: "False", reason, message }] });
+  /** Writes the outcome into status; a granted token comes back for renewal, a wait for the kubeconfig after a while. */
+  private async report(client: RestClient, ar: AccessRequest, outcome: Outcome): Promise<Result | undefined> {
+    await this.writeStatus(client, ar, outcome);
+    if (outcome.phase === "Granted") return { requeueAfterMs: Math.max(1_000, outcome.renewAt.getTime() - this.now().getTime()) };
+    return outcome.phase === "Pending" && outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+  }
+
+  private plan(ar: AccessRequest): Plan {
+    const deny = (reason: string, message: string): Plan => ({ outcome: { phase: "Denied", conditions: [{ type: "AccessGranted", status: "False", reason, message }] } });
+    const wait = (reason: string, message: string): Plan => ({ outcome: pending(reason, message) });
     if (ar.spec?.oidc !== undefined) return deny("OIDCNotSupported", "this provider grants token access only: use spec.token instead of spec.oidc");
     if (ar.spec?.token === undefined) return deny("InvalidRequest", "spec.token is required");
     const ref = ar.spec.clusterRef;
-    if (ref === undefined) return pending("WaitingForClusterRef", "spec.clusterRef is not set yet (openMCP sets it from spec.requestRef)");
+    if (ref === undefined) return wait("WaitingForClusterRef", "spec.clusterRef is not set yet (openMCP sets it from spec.requestRef)");
     const cluster = this.options.clusters.get(platformKey(ref.name, ref.namespace));
-    if (cluster === undefined) return pending("ClusterNotFound", `Cluster ${ref.namespace}/${ref.name} does not exist`);
+    if (cluster === undefined) return wait("ClusterNotFound", `Cluster ${ref.namespace}/${ref.name} does not exist`);
     if (cluster.metadata.deletionTimestamp !== undefined) return deny("ClusterDeleting", `Cluster ${ref.namespace}/${ref.name} is being deleted`);
-    if (cluster.status?.phase !== "Ready") return pending("ClusterNotReady", `Cluster ${ref.namespace}/${ref.name} is not Ready yet`);
-
-    let access: TokenAccess;
-    let expirationSeconds: number;
+    if (cluster.status?.phase !== "Ready") return wait("ClusterNotReady", `Cluster ${ref.namespace}/${ref.name} is not Ready yet`);
     try {
-      access = renderTokenAccess(
-        ar.spec.token,
-        this.identityOf(ar),
-        { serviceAccountNamespace: this.options.accessNamespace },
-      );
-      expirationSeconds = tokenExpirationSeconds(ar.spec.ttl, { default: DEFAULT_TOKEN_SECONDS, max: MAX_TOKEN_SECONDS });
+      return {
+        ref,
+        cluster,
+        access: renderTokenAccess(ar.spec.token, this.identityOf(ar), { serviceAccountNamespace: this.options.accessNamespace }),
+        expirationSeconds: tokenExpirationSeconds(ar.spec.ttl, { default: DEFAULT_TOKEN_SECONDS, max: MAX_TOKEN_SECONDS }),
+      };
     } catch (err) {
       if (err instanceof TokenAccessError || err instanceof DurationError) return deny("InvalidRequest", err.message);
       throw err;
     }
+  }
+
+  private async grant(client: RestClient, ar: AccessRequest, signal: AbortSignal): Promise<Outcome> {
+    const plan = this.plan(ar);
+    if (plan.outcome !== undefined) return plan.outcome;
+    const { ref, cluster, access, expirationSeconds } = plan;
     const workload = await this.options.workloads.connect(cluster.metadata.namespace ?? "", cluster.metadata.name ?? "", signal);
     if (workload === undefined) return pending("KubeconfigNotFound", `Cluster API has not written the kubeconfig of Cluster ${ref.namespace}/${ref.name} yet`, 10_000);
     try {
@@ -291,6 +307,15 @@ export class AccessRequestReconciler implements Reconciler {
   private now(): Date {
     return (this.options.now ?? (() => new Date()))();
   }
+}
+
+/** Waiting for the Cluster: both conditions say so. */
+function pending(reason: string, message: string, requeueAfterMs?: number): Outcome {
+  return {
+    phase: "Pending",
+    conditions: [{ type: "ClusterReady", status: "False", reason, message }, { type: "AccessGranted", status: "False", reason, message: "waiting for the cluster" }],
+    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+  };
 }
 
 interface ManagedObject {
