@@ -82,10 +82,17 @@ type Outcome =
   | { readonly phase: "Denied"; readonly conditions: readonly ConditionUpdate[] }
   | { readonly phase: "Granted"; readonly conditions: readonly ConditionUpdate[]; readonly secretName: string; readonly renewAt: Date };
 
+/** What to grant on which Cluster, once the request and the platform allow it. */
+interface Grantable {
+  readonly outcome?: undefined;
+  readonly ref: { readonly namespace: string; readonly name: string };
+  readonly cluster: DeepReadonly<OpenMcpCluster>;
+  readonly access: TokenAccess;
+  readonly expirationSeconds: number;
+}
+
 /** What the request and the platform decide before any workload cluster is asked: an outcome, or what to grant where. */
-type Plan =
-  | { readonly outcome: Outcome }
-  | { readonly outcome?: undefined; readonly ref: { readonly namespace: string; readonly name: string }; readonly cluster: DeepReadonly<OpenMcpCluster>; readonly access: TokenAccess; readonly expirationSeconds: number };
+type Plan = { readonly outcome: Outcome } | Grantable;
 
 export class AccessRequestReconciler implements Reconciler {
   constructor(private readonly options: AccessRequestReconcilerOptions) {}
@@ -98,9 +105,11 @@ export class AccessRequestReconciler implements Reconciler {
     if (!releasing && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
+    // The finalizer patch changes nothing the plan reads, so one plan serves the object before and after it.
+    const plan = ar.metadata.deletionTimestamp === undefined ? this.plan(ar as AccessRequest) : undefined;
     // Until a workload cluster is to be written to, nothing needs revoking, so there is no
     // finalizer: a denied or waiting request is deleted at once, reachable workload or not.
-    const early = ar.metadata.deletionTimestamp === undefined && !hasFinalizer(ar, FINALIZERS.accessRequest) ? this.plan(ar as AccessRequest).outcome : undefined;
+    const early = hasFinalizer(ar, FINALIZERS.accessRequest) ? undefined : plan?.outcome;
     const result =
       early !== undefined
         ? await this.report(client, ar as AccessRequest, early)
@@ -108,7 +117,9 @@ export class AccessRequestReconciler implements Reconciler {
             apply: async (live) => {
               let outcome: Outcome;
               try {
-                outcome = await this.grant(client, live, signal);
+                // apply runs only for a live object, which has its plan.
+                const planned = plan ?? this.plan(live);
+                outcome = planned.outcome ?? (await this.grant(client, live, planned, signal));
               } catch (err) {
                 // Retried with backoff; meanwhile the request says why it waits, in words without credentials.
                 if (!signal.aborted) {
@@ -156,10 +167,7 @@ export class AccessRequestReconciler implements Reconciler {
     }
   }
 
-  private async grant(client: RestClient, ar: AccessRequest, signal: AbortSignal): Promise<Outcome> {
-    const plan = this.plan(ar);
-    if (plan.outcome !== undefined) return plan.outcome;
-    const { ref, cluster, access, expirationSeconds } = plan;
+  private async grant(client: RestClient, ar: AccessRequest, { ref, cluster, access, expirationSeconds }: Grantable, signal: AbortSignal): Promise<Outcome> {
     const workload = await this.options.workloads.connect(cluster.metadata.namespace ?? "", cluster.metadata.name ?? "", signal);
     if (workload === undefined) return pending("KubeconfigNotFound", `Cluster API has not written the kubeconfig of Cluster ${ref.namespace}/${ref.name} yet`, 10_000);
     try {
