@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { CIRCULAR, MAX_SCRUB_DEPTH, scrubDeep, TRUNCATED } from "./scrub-deep.js";
-import { REDACTED, registerSecret } from "./secret-registry.js";
+import { registerSecret } from "./secret-registry.js";
+import { REDACTED } from "./shapes.js";
 
 const TOKEN = "deep-fake-token-0001";
 registerSecret(TOKEN);

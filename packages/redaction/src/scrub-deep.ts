@@ -4,8 +4,10 @@
  * arrays; every string (keys included) is `scrubText`ed; errors shrink to an allow-list of fields (clients'
  * errors tend to carry the request, with its headers, or the whole response).
  */
+import { noteContainedFailure } from "./failures.js";
+import { scrubText } from "./secret-registry.js";
 import { isSensitiveKey } from "./sensitive-keys.js";
-import { REDACTED, scrubText } from "./secret-registry.js";
+import { REDACTED } from "./shapes.js";
 
 /** An error as `scrubDeep` returns it. */
 export interface ScrubbedError {
@@ -21,7 +23,12 @@ export interface ScrubbedError {
   /** A failed request's response body. */
   body?: string;
   cause?: unknown;
+  /** An AggregateError's first `MAX_AGGREGATED_ERRORS` errors. */
+  errors?: unknown[];
 }
+
+/** An AggregateError (Promise.any's, a dual-stack connect's) shows this many of its errors. */
+export const MAX_AGGREGATED_ERRORS = 8;
 
 /**
  * Deeper values become this: a log line or message never needs them, and
@@ -32,6 +39,11 @@ export const MAX_SCRUB_DEPTH = 24;
 export const TRUNCATED = "[Truncated]";
 /** What a reference back to an enclosing object becomes. */
 export const CIRCULAR = "[Circular]";
+/**
+ * What a value that throws when read becomes (a getter, a `toJSON`, a
+ * Proxy): nothing of it is shown, since what it would have shown is unknown.
+ */
+export const UNREADABLE = "[Unreadable]";
 
 /**
  * A copy of `value` with credentials removed. Walks what JSON.stringify
@@ -51,18 +63,25 @@ function scrub(value: unknown, depth: number, ancestors: Set<object>): unknown {
   if (depth >= MAX_SCRUB_DEPTH) return TRUNCATED;
   ancestors.add(value);
   try {
-    if (isErrorLike(value)) return scrubError(value, depth, ancestors);
-    const json = (value as { toJSON?: unknown }).toJSON;
-    if (typeof json === "function") return scrub(json.call(value), depth, ancestors);
-    if (Array.isArray(value)) return value.map((item: unknown) => scrub(item, depth + 1, ancestors));
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      out[scrubText(key)] = isSensitiveKey(key) && holdsText(item) ? REDACTED : scrub(item, depth + 1, ancestors);
-    }
-    return out;
+    return scrubObject(value, depth, ancestors);
+  } catch {
+    noteContainedFailure("scrub-deep");
+    return UNREADABLE;
   } finally {
     ancestors.delete(value);
   }
+}
+
+function scrubObject(value: object, depth: number, ancestors: Set<object>): unknown {
+  if (isErrorLike(value)) return scrubError(value, depth, ancestors);
+  const json = (value as { toJSON?: unknown }).toJSON;
+  if (typeof json === "function") return scrub(json.call(value), depth, ancestors);
+  if (Array.isArray(value)) return value.map((item: unknown) => scrub(item, depth + 1, ancestors));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[scrubText(key)] = isSensitiveKey(key) && holdsText(item) ? REDACTED : scrub(item, depth + 1, ancestors);
+  }
+  return out;
 }
 
 function holdsText(value: unknown): boolean {
@@ -89,5 +108,6 @@ function scrubError(err: Record<string, unknown>, depth: number, ancestors: Set<
   else if (typeof err.code === "number") out.code = err.code;
   if (typeof err.body === "string") out.body = scrubText(err.body);
   if (err.cause !== undefined) out.cause = scrub(err.cause, depth + 1, ancestors);
+  if (Array.isArray(err.errors)) out.errors = err.errors.slice(0, MAX_AGGREGATED_ERRORS).map((inner: unknown) => scrub(inner, depth + 1, ancestors));
   return out;
 }

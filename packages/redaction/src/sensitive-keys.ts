@@ -49,6 +49,8 @@ const SUFFIXES = [
   "apikey",
   "credential",
   "credentials",
+  // Request signatures (`X-Amz-Signature`, OTC's AK/SK `Signature`): valid for minutes, and made from the secret key.
+  "signature",
 ];
 
 /** True when the value under `key` must never be shown. */
