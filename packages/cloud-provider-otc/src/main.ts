@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { RestClient } from "@edgeconnect/kcp-ts";
 import { connectOtcClient } from "@edgeconnect/otc";
-import { createLogger, instanceIdentity, readFlags, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { parseCcmFlags, USAGE, type CcmFlags } from "./cli/flags.js";
 import { parseCloudConfig, type CloudConfig } from "./config/cloud-config.js";
 import { runControllerManager } from "./manager/controller-manager.js";
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   if (configured?.parsedCloudConfig === undefined) return;
   const { parsedCloudConfig: cloudConfig, ...flags } = configured;
   const logger = createLogger();
+  // A crash report goes through redaction like every other line.
+  reportUncaughtErrors(logger);
   const { global } = cloudConfig;
   const kube = flags.kubeconfig === undefined ? RestClient.fromCluster() : RestClient.fromFile(flags.kubeconfig);
   const otc = await connectOtcClient({

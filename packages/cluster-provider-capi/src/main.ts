@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger, instanceIdentity, readFlags, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { logLevel, parseProviderFlags, USAGE, type InitFlags, type ProviderFlags } from "./cli/flags.js";
 import { DEFAULT_INIT_CONFIGURATION, parseInitConfiguration, type InitConfiguration } from "./init/init-configuration.js";
 import { install } from "./init/install.js";
@@ -26,6 +26,8 @@ async function main(): Promise<void> {
   const flags = readFlags("cluster-provider-capi", USAGE, configure);
   if (flags === undefined || flags.command === "help") return;
   const logger = createLogger({ level: logLevel(flags.verbosity) });
+  // A crash report goes through redaction like every other line.
+  reportUncaughtErrors(logger);
   const client = flags.kubeconfig === undefined ? RestClient.fromCluster() : RestClient.fromFile(flags.kubeconfig);
   const shutdown = shutdownSignal(logger);
   const context = { command: flags.command, environment: flags.environment, providerName: flags.providerName };

@@ -11,7 +11,7 @@
  * Logs are JSON lines on stdout; credentials never appear in them.
  */
 import { RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger, readFlags, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { parseSimulatorFlags, USAGE } from "./cli/flags.js";
 import { missingCrds, runProvider } from "./provider.js";
 
@@ -33,6 +33,8 @@ async function main(): Promise<void> {
     return;
   }
   const logger = createLogger();
+  // A crash report goes through redaction like every other line.
+  reportUncaughtErrors(logger);
   const shutdown = shutdownSignal(logger);
   try {
     const missing = await missingCrds(kube, AbortSignal.timeout(30_000));

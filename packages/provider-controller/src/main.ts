@@ -9,7 +9,7 @@
  * campaigns afresh), 2 on unusable flags, with the reason on stderr.
  */
 import { RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger, instanceIdentity, readFlags, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { parseProviderControllerFlags, USAGE } from "./cli/flags.js";
 import { runProviderManager } from "./manager/provider-manager.js";
 
@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   const flags = readFlags("provider-controller", USAGE, parseProviderControllerFlags);
   if (flags === undefined) return;
   const logger = createLogger();
+  // A crash report goes through redaction like every other line.
+  reportUncaughtErrors(logger);
   const kcp = RestClient.fromFile(flags.kcpKubeconfig);
   const infra = flags.infraKubeconfig === undefined ? RestClient.fromCluster() : RestClient.fromFile(flags.infraKubeconfig);
   const shutdown = shutdownSignal(logger);

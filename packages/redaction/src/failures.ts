@@ -5,7 +5,8 @@
  * The runtime exports the counts as a metric.
  */
 
-export type ContainedFailureStage = "register" | "scrub" | "scrub-deep" | "log" | "event";
+export const CONTAINED_FAILURE_STAGES = ["register", "scrub", "scrub-deep", "log", "event"] as const;
+export type ContainedFailureStage = (typeof CONTAINED_FAILURE_STAGES)[number];
 
 // On globalThis, for the reason the registry is (secret-registry.ts).
 const FAILURES_KEY = Symbol.for("@edgeconnect/redaction.failures");

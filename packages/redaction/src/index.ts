@@ -20,7 +20,7 @@
  *
  * @module
  */
-export { containedFailures, noteContainedFailure, type ContainedFailureStage } from "./failures.js";
+export { CONTAINED_FAILURE_STAGES, containedFailures, noteContainedFailure, type ContainedFailureStage } from "./failures.js";
 export { credentialForms, MIN_SECRET_LENGTH } from "./credential-forms.js";
 export { isSensitiveKey } from "./sensitive-keys.js";
 export {

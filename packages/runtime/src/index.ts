@@ -115,11 +115,22 @@ export {
   createLogger,
   MAX_ERROR_BODY_CHARS,
   REDACTED,
+  SAFE_BINDINGS,
   serializeError,
   type LoggerOptions,
   type SerializedError,
 } from "./observability/logger.js";
-export { isSensitiveKey, registerSecret, scrubDeep, scrubText } from "@edgeconnect/redaction";
+export { reportUncaughtErrors, UNCAUGHT_ERROR_EXIT_CODE } from "./observability/crash-report.js";
+export {
+  holdSecrets,
+  isSensitiveKey,
+  registerSecret,
+  releaseSecrets,
+  releaseTenantSecrets,
+  scrubDeep,
+  scrubText,
+  type SecretHolder,
+} from "@edgeconnect/redaction";
 export {
   RECONCILE_RESULTS,
   RECONCILE_TIME_BUCKETS,

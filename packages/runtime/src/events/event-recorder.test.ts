@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { REDACTED, registerSecret } from "@edgeconnect/redaction";
+import { containedFailures, REDACTED, registerSecret } from "@edgeconnect/redaction";
 import { ManualClock } from "../queue/clock.js";
 import { EventRecorder, type EventClient } from "./event-recorder.js";
 
@@ -33,6 +33,30 @@ describe("EventRecorder", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]?.body).toMatchObject({ message: `GET /api: HTTP 401: token ${REDACTED} rejected (Authorization: Bearer ${REDACTED})` });
     expect(JSON.stringify(sent)).not.toMatch(/event-fake-token-0001|unregistered-0001/);
+  });
+
+  it("never throws into the reconcile that records an Event, and counts what it contained", async () => {
+    const { client, sent } = fakeClient();
+    const recorder = new EventRecorder({ client, component: "test", clock: new ManualClock() });
+    const before = containedFailures().get("event") ?? 0;
+    const hostile = {
+      ...SUBJECT,
+      get metadata(): never {
+        throw new Error("metadata-getter-hostile-0001");
+      },
+    } as KubeObject;
+    expect(() => recorder.event(hostile, "Warning", "SyncFailed", "message")).not.toThrow();
+    const clientThrows = new EventRecorder({
+      client: () => {
+        throw new Error("client-lookup-hostile-0002");
+      },
+      component: "test",
+      clock: new ManualClock(),
+    });
+    clientThrows.event(SUBJECT, "Warning", "SyncFailed", "message");
+    await Promise.all([recorder.flush(), clientThrows.flush()]);
+    expect(sent).toHaveLength(0);
+    expect(containedFailures().get("event")).toBe(before + 1);
   });
 
   it("folds messages that differ only in a credential into one Event", async () => {

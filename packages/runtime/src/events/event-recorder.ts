@@ -20,7 +20,7 @@
  * Credentials nobody registered still pass: keep them out of messages.
  */
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { scrubText } from "@edgeconnect/redaction";
+import { noteContainedFailure, scrubText } from "@edgeconnect/redaction";
 import { realClock, type Clock } from "../queue/clock.js";
 import { tenantMessage } from "../reconcile/tenant-message.js";
 
@@ -93,16 +93,22 @@ export class EventRecorder {
 
   /** Records an event about `regarding` (which needs kind, name and uid). */
   event(regarding: KubeObject, type: EventType, reason: string, message: string): void {
-    const uid = regarding.metadata?.uid ?? "";
-    if (!this.takeToken(uid)) return;
-    const safeMessage = this.options.audience === "tenant" ? tenantMessage(message) : scrubText(message);
-    const key = JSON.stringify([uid, type, reason, safeMessage]);
-    const previous = this.pending.get(key) ?? Promise.resolve();
-    const next = previous.then(() => this.write(key, regarding, type, reason, safeMessage.slice(0, MAX_MESSAGE_CHARS)));
-    this.pending.set(key, next);
-    void next.finally(() => {
-      if (this.pending.get(key) === next) this.pending.delete(key);
-    });
+    // An Event is a side note to a reconcile: nothing in recording it may fail the reconcile, or show what made it fail.
+    try {
+      const uid = regarding.metadata?.uid ?? "";
+      if (!this.takeToken(uid)) return;
+      const safeMessage = this.options.audience === "tenant" ? tenantMessage(message) : scrubText(message);
+      const key = JSON.stringify([uid, type, reason, safeMessage]);
+      const previous = this.pending.get(key) ?? Promise.resolve();
+      const next = previous.then(() => this.write(key, regarding, type, reason, safeMessage.slice(0, MAX_MESSAGE_CHARS)));
+      this.pending.set(key, next);
+      void next.finally(() => {
+        if (this.pending.get(key) === next) this.pending.delete(key);
+      });
+    } catch {
+      noteContainedFailure("event");
+      this.options.logger?.warn({ reason }, "event dropped: it could not be recorded");
+    }
   }
 
   /** Resolves once every event recorded so far has been written or given up on. */
@@ -111,15 +117,15 @@ export class EventRecorder {
   }
 
   private async write(key: string, regarding: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-    const nowMs = this.clock.now();
-    const wall = this.options.now?.() ?? new Date();
-    const now = wall.toISOString().replace(/\.\d{3}Z$/, "Z");
-    const client = typeof this.options.client === "function" ? this.options.client(regarding) : this.options.client;
-    if (client === undefined) {
-      this.options.logger?.warn({ reason, kind: regarding.kind, name: regarding.metadata?.name }, "event dropped: no client serves its object's cluster");
-      return;
-    }
     try {
+      const nowMs = this.clock.now();
+      const wall = this.options.now?.() ?? new Date();
+      const now = wall.toISOString().replace(/\.\d{3}Z$/, "Z");
+      const client = typeof this.options.client === "function" ? this.options.client(regarding) : this.options.client;
+      if (client === undefined) {
+        this.options.logger?.warn({ reason, kind: regarding.kind, name: regarding.metadata?.name }, "event dropped: no client serves its object's cluster");
+        return;
+      }
       const aggregate = this.aggregates.get(key);
       if (aggregate !== undefined && nowMs - aggregate.lastSeenMs < AGGREGATION_WINDOW_MS) {
         const count = aggregate.count + 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { CIRCULAR, registerSecret } from "@edgeconnect/redaction";
+import { CIRCULAR, containedFailures, registerSecret } from "@edgeconnect/redaction";
 import {
   MAX_ERROR_BODY_CHARS,
   REDACTED,
@@ -125,6 +125,47 @@ describe("createLogger", () => {
     child.info("x");
     child.child({ nested: { password: "grandchild-password" } }).info("y");
     expect(text()).not.toMatch(/child-token|registered-after-binding|grandchild-password/);
+  });
+
+  it("redacts credentials no one registered, by their shape: kubeconfig lines in a field, a message and as the message, causes, URL queries", () => {
+    const kubeconfig = "apiVersion: v1\nusers:\n- name: admin\n  user:\n    token: shape-token-never-registered\n    client-key-data: c2hhcGUta2V5LW5ldmVyLXJlZ2lzdGVyZWQ=\n";
+    const { log, text } = memoryLogger();
+    log.info({ detail: kubeconfig }, "in a field");
+    log.info(`in a message: ${kubeconfig}`);
+    log.info(kubeconfig);
+    log.error({ err: new Error("outer", { cause: new Error("middle", { cause: { response: `token: shape-cause-token-1234\n`, text: kubeconfig } }) }) }, "cause");
+    log.error(new Error("request failed", { cause: new Error(`GET https://vw/clusters/*?watch=1&token=shape-query-token-1 failed`) }));
+    log.warn("fetch https://kcp.example/clusters/root?token=shape-query-token-2");
+    expect(text()).not.toMatch(/shape-token-never-registered|c2hhcGUta2V5|shape-cause-token|shape-query-token/);
+    expect(text()).toContain(`token: ${REDACTED}`);
+  });
+
+  it("binds what names a reconcile as it is, and scrubs any other binding, or a named one that is not a plain value", () => {
+    const { log, lines, text } = memoryLogger();
+    log.child({ controller: "kc", cluster: "2x7a", namespace: "default", name: "my-cluster", reconcileID: "r-1" }).info("plain");
+    log.child({ name: { password: "nested-under-a-safe-name" }, reconcileID: "r-2" }).info("object");
+    log.child({ cluster: "2x7a", token: "token-beside-safe-keys" }).info("mixed");
+    expect(lines()[0]).toMatchObject({ controller: "kc", cluster: "2x7a", namespace: "default", name: "my-cluster", reconcileID: "r-1" });
+    expect(text()).not.toMatch(/nested-under-a-safe-name|token-beside-safe-keys/);
+  });
+
+  it("never throws: a value that breaks serialising loses its line, which says so without the value, and is counted", () => {
+    const { log, lines, text } = memoryLogger();
+    const before = containedFailures().get("log") ?? 0;
+    const hostile = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error("trap-message-hostile-0001");
+        },
+      },
+    );
+    expect(() => log.info(hostile, "hostile")).not.toThrow();
+    expect(() => log.info({ value: { get secret(): string { throw new Error("getter-message-hostile-0002"); } } }, "getter")).not.toThrow();
+    expect(() => log.child(hostile as Record<string, unknown>).info("after a hostile child")).not.toThrow();
+    expect(text()).not.toMatch(/hostile-000/);
+    expect(lines().map((line) => line.msg)).toEqual(expect.arrayContaining(["a log line could not be written", "getter", "after a hostile child"]));
+    expect(containedFailures().get("log") ?? 0).toBeGreaterThan(before);
   });
 
   it("serializes errors through serializeError", () => {

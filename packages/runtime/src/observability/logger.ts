@@ -7,13 +7,20 @@
  * existing log queries keep working; `cluster` is kcp's logical cluster.
  *
  * Redaction is by construction rather than by a list of paths: every logged
- * object, child logger binding and interpolation argument passes through
- * `scrubDeep` (sensitive keys at any depth, arrays included, errors under
- * any key reduced to an allow-list), and every finished line through
- * `scrubText` (registered credential values and bearer tokens anywhere,
- * the message included).
+ * object, interpolation argument and child binding that could hold a
+ * credential passes through `scrubDeep` (sensitive keys at any depth, arrays
+ * included, errors under any key reduced to an allow-list), the message and
+ * every finished line through `scrubText` (held credential values and
+ * credentials of a known shape anywhere). Bindings that name what is being
+ * reconciled (`SAFE_BINDINGS`) are identifiers, never credentials: they skip
+ * the per-child scrub, which every reconcile pays.
+ *
+ * Logging never throws into its caller: a value that fails to serialise or
+ * scrub (a throwing getter, a Proxy, something too large) drops that line in
+ * favour of one that says a line was dropped, without the value, and is
+ * counted (`containedFailures`).
  */
-import { REDACTED, scrubDeep, scrubText } from "@edgeconnect/redaction";
+import { noteContainedFailure, REDACTED, scrubDeep, scrubText } from "@edgeconnect/redaction";
 import { pino, type DestinationStream, type Logger } from "pino";
 
 /** What redacted values are replaced with. */
@@ -98,16 +105,25 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         log: (object) => scrubDeep(object),
       },
       hooks: {
-        // The first argument is the merging object (the `log` formatter's) or
-        // the message; the rest are interpolated into the message (`%j`,
-        // `%o`) and need their keys redacted before pino stringifies them.
-        logMethod(args, method) {
-          const [first, ...rest] = args;
-          method.apply(this, [first, ...rest.map((arg: unknown) => scrubDeep(arg))] as Parameters<typeof method>);
+        // The first argument is the merging object (the `log` formatter's), an
+        // error, or the message; the rest are the message and what is
+        // interpolated into it (`%j`, `%o`), scrubbed before pino stringifies them.
+        logMethod(args, method, level) {
+          try {
+            method.apply(this, safeArguments(args) as Parameters<typeof method>);
+          } catch (err) {
+            // What failed may hold the very value to hide: say only that a line was lost, and of what kind.
+            noteContainedFailure("log");
+            try {
+              method.call(this, { droppedLine: { level, error: errorName(err) } }, "a log line could not be written");
+            } catch {
+              // The destination itself fails: nothing more can be said, and the caller must go on.
+            }
+          }
         },
-        // Every finished line, for what the formatters never see: the message
-        // (pino takes an error's when none is given) and child bindings made
-        // before a credential was registered.
+        // Every finished line, for what the formatters never see: child
+        // bindings made before a credential was registered, and values that
+        // only a finished line shows whole.
         streamWrite: (line) => scrubText(line),
       },
       serializers: { err: serializeError },
@@ -120,7 +136,49 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with each logger as `this`
   const child = logger.child;
   logger.child = function (this: Logger, bindings, childOptions) {
-    return child.call(this, scrubDeep(bindings), childOptions);
+    try {
+      return child.call(this, safeBindings(bindings), childOptions);
+    } catch (err) {
+      noteContainedFailure("log");
+      this.error({ droppedBindings: errorName(err) }, "a child logger's bindings could not be written; logging without them");
+      return child.call(this, {}, childOptions);
+    }
   } as Logger["child"];
   return logger;
+}
+
+/**
+ * Bindings that name what a controller works on: controller-runtime's
+ * (`controller`, `controllerGroup`, `controllerKind`, `namespace`, `name`,
+ * `reconcileID`) and kcp's logical `cluster`. Object names cannot hold a
+ * credential worth hiding, and these are bound on every reconcile.
+ */
+export const SAFE_BINDINGS: ReadonlySet<string> = new Set(["controller", "controllerGroup", "controllerKind", "cluster", "namespace", "name", "reconcileID"]);
+
+function safeBindings(bindings: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(bindings)) {
+    if (!SAFE_BINDINGS.has(key) || (typeof value !== "string" && typeof value !== "number" && value !== undefined)) return scrubDeep(bindings);
+  }
+  return bindings;
+}
+
+/**
+ * pino takes an error's message as the line's when none is given, from the
+ * error itself rather than from what the serializer made of it: give it the
+ * scrubbed one.
+ */
+function safeArguments(args: readonly unknown[]): unknown[] {
+  const [first, ...rest] = args;
+  const scrubbedRest = rest.map((arg: unknown) => scrubDeep(arg));
+  if (typeof first === "string") return [scrubText(first), ...scrubbedRest];
+  if (first instanceof Error && typeof rest[0] !== "string") return [{ err: first }, scrubText(first.message), ...scrubbedRest];
+  return [first, ...scrubbedRest];
+}
+
+function errorName(err: unknown): string {
+  try {
+    return err instanceof Error ? err.name : typeof err;
+  } catch {
+    return "unknown";
+  }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import { holdSecrets, noteContainedFailure } from "@edgeconnect/redaction";
 import { RECONCILE_TIME_BUCKETS, RuntimeMetrics, WORKQUEUE_DURATION_BUCKETS } from "./metrics.js";
 import { OTHER_TENANT, TenantLabels } from "./tenant-labels.js";
 
@@ -51,6 +52,18 @@ describe("RuntimeMetrics", () => {
     // Node's process metrics come along.
     expect(text).toMatch(/^process_cpu_user_seconds_total /m);
     expect(metrics.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  it("shows how many credential values redaction holds and how many failures it contained", async () => {
+    const metrics = new RuntimeMetrics();
+    const held = async (): Promise<number> => Number(samples(await metrics.metrics(), "edgeconnect_redaction_held_values")[0]?.split(" ")[1]);
+    const before = await held();
+    holdSecrets({ tenant: "metrics-test", name: "credentials" }, ["metrics-test-value-1", "metrics-test-value-2"]);
+    noteContainedFailure("event");
+    expect(await held()).toBe(before + 2);
+    const text = await metrics.metrics();
+    expect(value(text, "edgeconnect_redaction_contained_failures_total", 'stage="event"')).toBeGreaterThanOrEqual(1);
+    expect(value(text, "edgeconnect_redaction_contained_failures_total", 'stage="scrub"')).toBeGreaterThanOrEqual(0);
   });
 
   it("uses controller-runtime's and client-go's buckets", async () => {

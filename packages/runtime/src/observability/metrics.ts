@@ -2,13 +2,15 @@
  * The runtime's Prometheus metrics. Names, labels and buckets are those of
  * controller-runtime and client-go (controller_runtime_*, workqueue_*,
  * leader_election_master_status), so dashboards and alerts written for Go
- * controllers work unchanged. The one addition is a per-tenant queue
- * latency whose `tenant` label is bounded (see tenant-labels.ts).
+ * controllers work unchanged. The additions are a per-tenant queue latency
+ * whose `tenant` label is bounded (see tenant-labels.ts), and redaction's
+ * held values and contained failures.
  *
  * Each RuntimeMetrics owns its own Registry rather than prom-client's global
  * one: two instances (two managers in a test, say) never collide over a
  * metric name, and /metrics shows exactly what this runtime registered.
  */
+import { CONTAINED_FAILURE_STAGES, containedFailures, heldSecretCount } from "@edgeconnect/redaction";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { QueueMetrics } from "../queue/queue-metrics.js";
 import { DEFAULT_TRACKED_TENANTS, TenantLabels } from "./tenant-labels.js";
@@ -151,6 +153,25 @@ export class RuntimeMetrics {
       labelNames: ["controller", "tenant"],
       buckets: [...WORKQUEUE_DURATION_BUCKETS],
       registers,
+    });
+    // Read when scraped: the redaction registry is the process's, not this runtime's.
+    new Gauge({
+      name: "edgeconnect_redaction_held_values",
+      help: "Credential values held for redaction (each searched for in every log line, error and Event)",
+      registers,
+      collect() {
+        this.set(heldSecretCount());
+      },
+    });
+    new Counter({
+      name: "edgeconnect_redaction_contained_failures_total",
+      help: "Failures contained while registering, scrubbing, logging or writing an Event, by stage; the offending value is never shown",
+      labelNames: ["stage"],
+      registers,
+      collect() {
+        this.reset();
+        for (const stage of CONTAINED_FAILURE_STAGES) this.inc({ stage }, containedFailures().get(stage) ?? 0);
+      },
     });
   }
 
