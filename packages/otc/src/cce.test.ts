@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@jest/globals";
-import { REDACTED, scrubText } from "@edgeconnect/redaction";
+import { describe, expect, it, jest } from "@jest/globals";
+import { REDACTED, RELEASE_GRACE_MS, releaseSecrets, scrubText } from "@edgeconnect/redaction";
 import {
   bindCceMasterEip,
   createCceCluster,
@@ -125,6 +125,23 @@ describe("CCE", () => {
       expect(scrubText(base64(key))).toBe(REDACTED);
       expect(scrubText(key)).toBe(REDACTED);
       expect(scrubText(`client-certificate-data: ${base64(cert)}`)).toBe(`client-certificate-data: ${REDACTED}`);
+    });
+
+    it("holds the key material by the holder given, which lets it go", async () => {
+      // Not PEM: a PEM private key is hidden by its shape, held or not.
+      const holderKey = "cce-held-client-key-material-0001";
+      env.loopback.reset(() => ({ body: { ...kubeconfig, users: [{ name: "user", user: { "client-certificate-data": base64(cert), "client-key-data": base64(holderKey) } }] } }));
+      const holder = { tenant: "cce-test-tenant", name: "clustercert/default/c1" };
+      await getCceClusterCert(env.client, "c1", 30, { secretHolder: holder });
+      expect(scrubText(holderKey)).toBe(REDACTED);
+      jest.useFakeTimers({ doNotFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "nextTick", "queueMicrotask", "hrtime", "performance"] });
+      try {
+        releaseSecrets(holder);
+        jest.setSystemTime(Date.now() + RELEASE_GRACE_MS);
+        expect(scrubText(holderKey)).toBe(holderKey);
+      } finally {
+        jest.useRealTimers();
+      }
     });
 
     it("never quotes a broken answer, which may hold a key", async () => {

@@ -7,7 +7,7 @@
  * node pool from Synchronizing to the empty (normal) phase, and deletions
  * show Deleting until the object answers 404.
  */
-import { registerSecret } from "@edgeconnect/redaction";
+import { holdSecrets, registerSecret, type SecretHolder } from "@edgeconnect/redaction";
 import { OtcApiError } from "./errors.js";
 import type { OtcCallOptions, OtcClient } from "./otc-client.js";
 import { createResource, deleteResource, getResource, updateResource, type ResourceType } from "./resource.js";
@@ -244,20 +244,30 @@ function masterEip(client: OtcClient, clusterId: string, action: "bind" | "unbin
  * registered as secrets before it is returned, so that no log or error can
  * show them; the answer itself never becomes part of an error.
  */
-export async function getCceClusterCert(client: OtcClient, clusterId: string, durationDays: number, options: OtcCallOptions = {}): Promise<CceKubeconfig> {
+export async function getCceClusterCert(client: OtcClient, clusterId: string, durationDays: number, options: ClusterCertOptions = {}): Promise<CceKubeconfig> {
   const path = `${clusterPath(client, clusterId)}/clustercert`;
   const answer = await client.request<Partial<CceKubeconfig> | null | undefined>("cce", "POST", path, { ...options, body: { duration: durationDays } });
   if (typeof answer !== "object" || answer === null) throw new OtcApiError("POST", path, 200, JSON.stringify({ message: "answer is no kubeconfig object" }));
   // Typed as what it may be: the answer is not trusted to be a kubeconfig.
   const users = (Array.isArray(answer.users) ? answer.users : []) as readonly (Partial<CceKubeconfig["users"][number]> | null)[];
-  for (const entry of users) {
-    for (const value of [entry?.user?.["client-key-data"], entry?.user?.["client-certificate-data"]]) {
-      if (typeof value !== "string") continue;
-      registerSecret(value);
-      registerSecret(Buffer.from(value, "base64").toString("utf8"));
-    }
-  }
+  const keyMaterial = users.flatMap((entry) =>
+    [entry?.user?.["client-key-data"], entry?.user?.["client-certificate-data"]].flatMap((value) => (typeof value === "string" ? [value, Buffer.from(value, "base64").toString("utf8")] : [])),
+  );
+  if (options.secretHolder !== undefined) holdSecrets(options.secretHolder, keyMaterial);
+  else for (const value of keyMaterial) registerSecret(value, { until: Date.now() + certificateLifetimeMs(durationDays) });
   return answer as CceKubeconfig;
+}
+
+export interface ClusterCertOptions extends OtcCallOptions {
+  /** Who holds the key material in the redaction registry. Default: held until the certificate expires. */
+  readonly secretHolder?: SecretHolder;
+}
+
+/** CCE's longest certificate, which -1 asks for: 1825 days. */
+const MAX_CERT_DAYS = 1825;
+
+function certificateLifetimeMs(durationDays: number): number {
+  return (durationDays === -1 ? MAX_CERT_DAYS : durationDays) * 24 * 3_600_000;
 }
 
 /** Orders a node pool; it starts Synchronizing and turns `""` once its servers exist, or SoldOut. */

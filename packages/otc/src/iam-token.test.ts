@@ -1,6 +1,6 @@
-import { describe, expect, it } from "@jest/globals";
-import { REDACTED, scrubText } from "@edgeconnect/redaction";
-import { readIssuedToken, TokenCache, type IssuedToken } from "./iam-token.js";
+import { describe, expect, it, jest } from "@jest/globals";
+import { REDACTED, RELEASE_GRACE_MS, scrubText } from "@edgeconnect/redaction";
+import { MAX_TOKEN_LIFETIME_MS, readIssuedToken, TokenCache, type IssuedToken } from "./iam-token.js";
 
 const T0 = Date.UTC(2025, 4, 6, 7, 0, 0);
 
@@ -75,6 +75,20 @@ describe("readIssuedToken", () => {
     );
     expect(issued).toEqual({ value: "registered-token-value-123", projectId: "p1", renewAtMs: T0 + 3600_000 + 24 * 3600_000 - 5 * 60_000 });
     expect(scrubText("X-Auth-Token: registered-token-value-123")).toBe(`X-Auth-Token: ${REDACTED}`);
+  });
+
+  it("holds the token only while it can be valid: a day, then the grace period, then it is forgotten", () => {
+    // Only the wall clock moves: the redaction registry's deadlines are on it.
+    jest.useFakeTimers({ doNotFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "nextTick", "queueMicrotask", "hrtime", "performance"] });
+    try {
+      readIssuedToken("/v3/auth/tokens", 201, "expiring-token-value-456", body({ expires_at: new Date(T0 + 3600_000).toISOString(), project: { id: "p1" } }), new Date(T0));
+      jest.setSystemTime(Date.now() + MAX_TOKEN_LIFETIME_MS + RELEASE_GRACE_MS - 1);
+      expect(scrubText("expiring-token-value-456")).toBe(REDACTED);
+      jest.setSystemTime(Date.now() + 1);
+      expect(scrubText("expiring-token-value-456")).toBe("expiring-token-value-456");
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it("measures the lifetime from receipt when IAM gives no issued_at", () => {

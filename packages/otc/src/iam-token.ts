@@ -22,6 +22,9 @@ export interface PasswordCredentials {
 
 export const TOKEN_PATH = "/v3/auth/tokens";
 
+/** IAM tokens are valid for 24 hours at most (OTC's IAM API reference, "Obtaining a User Token"). */
+export const MAX_TOKEN_LIFETIME_MS = 24 * 3_600_000;
+
 /** Renewal this long before expiry, so that no token expires between being picked and arriving. */
 const RENEWAL_MARGIN_MS = 5 * 60_000;
 
@@ -67,7 +70,9 @@ export function readIssuedToken(path: string, status: number, subjectToken: stri
   const breach = (what: string): OtcApiError => new OtcApiError("POST", path, status, JSON.stringify({ message: `token answer ${what}` }));
   const value = Array.isArray(subjectToken) ? subjectToken[0] : subjectToken;
   if (value === undefined || value === "") throw breach("has no X-Subject-Token header");
-  registerSecret(value);
+  // Held from the first moment, before anything can fail; forgotten once it cannot be valid any more.
+  // The registry's deadlines are on the process's clock, not the client's (which tests and skew may move).
+  registerSecret(value, { until: Date.now() + MAX_TOKEN_LIFETIME_MS });
   let answer: TokenAnswer | undefined;
   try {
     answer = JSON.parse(body) as TokenAnswer;
@@ -80,6 +85,8 @@ export function readIssuedToken(path: string, status: number, subjectToken: stri
   if (Number.isNaN(expiresAtMs)) throw breach('has no valid "token.expires_at"');
   const issuedAtMs = typeof answer?.token?.issued_at === "string" ? Date.parse(answer.token.issued_at) : Number.NaN;
   const lifetimeMs = expiresAtMs - (Number.isNaN(issuedAtMs) ? receivedAt.getTime() : issuedAtMs);
+  // An IAM that issues longer-lived tokens than its documentation says still gets them hidden for as long as they live.
+  if (lifetimeMs > MAX_TOKEN_LIFETIME_MS) registerSecret(value, { until: Date.now() + lifetimeMs });
   const marginMs = Math.min(RENEWAL_MARGIN_MS, Math.max(0, lifetimeMs / 2));
   return { value, projectId, renewAtMs: receivedAt.getTime() + lifetimeMs - marginMs };
 }

@@ -73,6 +73,7 @@ export {
   deleteCceNodePool,
   getCceCluster,
   getCceClusterCert,
+  type ClusterCertOptions,
   getCceNodePool,
   unbindCceMasterEip,
   updateCceNodePool,

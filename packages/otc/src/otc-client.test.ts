@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { REDACTED, RELEASE_GRACE_MS, scrubText } from "@edgeconnect/redaction";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { OtcApiError, OtcConfigError } from "./errors.js";
@@ -31,6 +32,19 @@ describe("OtcClient", () => {
   afterAll(async () => {
     client.close();
     await loopback.stop();
+  });
+
+  it("holds its credentials by the holder it names while it lives, and lets them go on close", () => {
+    const held = new OtcClient({ region: "eu-de", credentials: { accessKey: "HOLDERTESTAK0001", secretKey: "holder-test-secret-key-0001" }, secretHolder: { name: "otc-client-test" } });
+    expect(scrubText("holder-test-secret-key-0001")).toBe(REDACTED);
+    jest.useFakeTimers({ doNotFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "nextTick", "queueMicrotask", "hrtime", "performance"] });
+    try {
+      held.close();
+      jest.setSystemTime(Date.now() + RELEASE_GRACE_MS);
+      expect(scrubText("holder-test-secret-key-0001")).toBe("holder-test-secret-key-0001");
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it("sends a correctly signed, project-scoped GET with query", async () => {

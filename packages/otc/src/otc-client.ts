@@ -9,7 +9,7 @@
  * jittered exponential backoff. A call's AbortSignal ends it at once, in
  * flight, between attempts or while it waits for a token.
  */
-import { registerSecret } from "@edgeconnect/redaction";
+import { holdSecrets, registerSecret, releaseSecrets, type SecretHolder } from "@edgeconnect/redaction";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { setTimeout as delay } from "node:timers/promises";
@@ -76,6 +76,13 @@ export interface OtcClientOptions {
   readonly random?: () => number;
   /** Per attempt, from sending to the end of the response body. Default 30 000 ms. */
   readonly timeoutMs?: number;
+  /**
+   * Who holds the credentials in the redaction registry; `close()` lets
+   * them go. Default: the process, for its life (the credentials a process
+   * runs with). A controller with a client per tenant credential set names
+   * a holder, so that a set it no longer uses is forgotten.
+   */
+  readonly secretHolder?: SecretHolder;
 }
 
 export type QueryValue = string | number | boolean;
@@ -152,12 +159,12 @@ export class OtcClient {
     // So that no error, log line or Event of this process can show them, even when a gateway echoes the request.
     if (isPasswordCredentials(credentials)) {
       validatePasswordCredentials(credentials);
-      registerSecret(credentials.password);
+      holdCredentials(options.secretHolder, [credentials.password]);
       this.password = credentials;
       this.authMode = "password";
       this.projectName = credentials.projectName;
     } else {
-      for (const value of [credentials.accessKey, credentials.secretKey, credentials.securityToken]) registerSecret(value);
+      holdCredentials(options.secretHolder, [credentials.accessKey, credentials.secretKey, credentials.securityToken]);
       this.accessKeys = credentials;
       this.authMode = "accessKey";
       this.projectName = options.projectName ?? options.region;
@@ -221,10 +228,11 @@ export class OtcClient {
     return (await this.token(this.password, signal)).projectId;
   }
 
-  /** Closes pooled connections; requests in flight finish. */
+  /** Closes pooled connections (requests in flight finish), and lets go of the credentials when `secretHolder` holds them. */
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    if (this.options.secretHolder !== undefined) releaseSecrets(this.options.secretHolder);
   }
 
   /**
@@ -363,4 +371,10 @@ function retryAfterSeconds(header: string | undefined, now: Date): number | unde
   if (Number.isFinite(seconds)) return Math.max(0, seconds);
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now.getTime()) / 1000);
+}
+
+/** Held by `holder`, or by the process for its life. */
+function holdCredentials(holder: SecretHolder | undefined, values: readonly (string | undefined)[]): void {
+  if (holder === undefined) for (const value of values) registerSecret(value);
+  else holdSecrets(holder, values);
 }

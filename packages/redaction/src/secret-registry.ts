@@ -84,7 +84,7 @@ export class SecretRegistry {
   #generation = 0;
 
   constructor(options: SecretRegistryOptions = {}) {
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
     this.#graceMs = options.graceMs ?? RELEASE_GRACE_MS;
   }
 

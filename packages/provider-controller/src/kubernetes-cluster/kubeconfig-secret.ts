@@ -7,13 +7,15 @@
  * Cluster API keeps in the tenant namespace (`clusterApiKubeconfigSecret`),
  * copied whenever it changes (Cluster API renews its
  * certificate): the tenant owns the whole cluster. The key material is
- * registered as a credential before it is written.
+ * held as a credential, by the cluster (secret-holders.ts), before it is
+ * written.
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import { kubeconfigForTenant, kubeconfigFromClusterCert, ownerLabels, type OtcCredentials } from "@edgeconnect/provisioning";
-import { registerSecret, type DeepReadonly } from "@edgeconnect/runtime";
+import { holdSecrets, type DeepReadonly } from "@edgeconnect/runtime";
 import { FIELD_MANAGER, kindPath, SECRETS } from "../infrastructure/infrastructure-cluster.js";
+import { clusterSecrets } from "../tenant/secret-holders.js";
 import type { Secret } from "../tenant/tenant-resources.js";
 import type { Pass, ProvisionContext, StepCondition } from "./provision.js";
 
@@ -47,7 +49,7 @@ export async function ensureKubeconfig(
   }
   let certificate: unknown;
   try {
-    certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, pass.signal);
+    certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), pass.signal);
   } catch (err) {
     if (pass.signal.aborted) throw err;
     return unavailable(`CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
@@ -77,9 +79,8 @@ export async function handBackClusterApiKubeconfig(
   if (value === undefined || value === "") {
     return { condition: { status: "Unknown", reason: "WaitingForControlPlane", message: "the kubeconfig is handed over once the control plane is up" } };
   }
-  registerSecret(value);
   const text = Buffer.from(value, "base64").toString("utf8");
-  registerSecret(text);
+  holdSecrets(clusterSecrets(pass.request, "capi-kubeconfig"), [value, text]);
   const built = kubeconfigForTenant(text, pass.request.name);
   if (!built.ok) return unavailable(`Cluster API's kubeconfig cannot be used: ${built.message}`);
   const current = tenantSecret(context, pass, secretName);
@@ -93,8 +94,7 @@ export async function handBackClusterApiKubeconfig(
 async function writeKubeconfigSecret(pass: Pass, kc: DeepReadonly<KubernetesCluster>, secretName: string, kubeconfig: string, annotations: Record<string, string>): Promise<void> {
   const { namespace, name } = pass.request;
   const data = Buffer.from(kubeconfig).toString("base64");
-  registerSecret(kubeconfig);
-  registerSecret(data);
+  holdSecrets(clusterSecrets(pass.request, "kubeconfig"), [kubeconfig, data]);
   const owner = kc as unknown as KubeObject;
   const secret = {
     apiVersion: "v1",

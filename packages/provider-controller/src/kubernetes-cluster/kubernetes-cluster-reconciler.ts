@@ -12,6 +12,7 @@ import { finalize, mutableCopy, tenantMessage, type ClusterScope, type DeepReado
 import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
 import { provisionClusterApi } from "./cluster-api-provision.js";
 import { teardownClusterApi } from "./cluster-api-teardown.js";
+import { releaseClusterSecrets } from "../tenant/secret-holders.js";
 import { provision, type Pass, type ProvisionContext } from "./provision.js";
 import { StatusReport } from "./status-report.js";
 import { teardown } from "./teardown.js";
@@ -40,7 +41,10 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
   async reconcile(request: Request, context: ReconcileContext<ClusterScope>): Promise<Result | undefined> {
     const { scope, signal } = context;
     const cached = scope.lister(this.options.resources.clusters).get(request.namespace, request.name);
-    if (cached === undefined) return undefined;
+    if (cached === undefined) {
+      releaseClusterSecrets(request);
+      return undefined;
+    }
     const kc = mutableCopy<KubernetesCluster & KubeObject>(cached);
     const pass: Pass = { request, scope, signal, writes: this.options.infra.bound(signal) };
     const path = kubernetesClusterPath(request.namespace, request.name);
@@ -56,6 +60,7 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
           this.run(pass, current, backend.steps, async (report) => {
             const result = await backend.teardown(this.options, pass, current, report);
             context.log.info({ done: result === undefined }, "teardown pass");
+            if (result === undefined) releaseClusterSecrets(request);
             return result;
           }),
       },

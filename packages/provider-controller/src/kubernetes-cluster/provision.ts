@@ -48,8 +48,9 @@ import {
   type RsaPublicJwk,
 } from "@edgeconnect/provisioning";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { registerSecret, type ClusterScope, type DeepReadonly, type Request } from "@edgeconnect/runtime";
+import { holdSecrets, type ClusterScope, type DeepReadonly, type Request, type SecretHolder } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
+import { clusterSecrets } from "../tenant/secret-holders.js";
 import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
 import type { ClusterApiContext } from "./cluster-api-provision.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
@@ -133,7 +134,7 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   await pass.writes.apply(CROSSPLANE_PROVIDER_CONFIG, renderCrossplaneProviderConfig(meta(pcName), secretName));
   const common = { providerConfigName: pcName, region: credentials.credentials.region };
 
-  const publicKey = await sshPublicKey(pass.writes, meta(names.keypair));
+  const publicKey = await sshPublicKey(pass.writes, meta(names.keypair), clusterSecrets(request, "login-key"));
   await pass.writes.apply(KEYPAIR_V2, renderKeypair({ ...common, metadata: meta(names.keypair), name: names.otc.keypair, publicKey }));
   await pass.writes.apply(EIP_V1, renderEip({ ...common, metadata: meta(names.eip), name: names.otc.eip }));
 
@@ -287,21 +288,21 @@ function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, obs
 }
 
 /** The node-pool login key: made once, kept in a Secret beside the managed resources so a restart reuses it. */
-async function sshPublicKey(writes: InfrastructureWrites, metadata: ReturnType<Meta>): Promise<string> {
+async function sshPublicKey(writes: InfrastructureWrites, metadata: ReturnType<Meta>, holder: SecretHolder): Promise<string> {
   type KeySecret = KubeObject & { data?: Record<string, string> };
   // Generating an RSA key costs tens of milliseconds: only when there is none yet.
   const secret =
     (await writes.get<KeySecret>(SECRETS, metadata.namespace, metadata.name)) ??
-    (await writes.createIfAbsent<KeySecret>(SECRETS, { apiVersion: "v1", kind: "Secret", metadata, type: "kubernetes.io/ssh-auth", data: newLoginKey() }));
+    (await writes.createIfAbsent<KeySecret>(SECRETS, { apiVersion: "v1", kind: "Secret", metadata, type: "kubernetes.io/ssh-auth", data: newLoginKey(holder) }));
   const stored = secret.data?.["ssh-publickey"];
   if (stored === undefined) throw new Error(`the node login key Secret ${metadata.name} has no ssh-publickey`);
   return Buffer.from(stored, "base64").toString("utf8");
 }
 
-function newLoginKey(): Record<string, string> {
+function newLoginKey(holder: SecretHolder): Record<string, string> {
   const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const privatePem = privateKey.export({ type: "pkcs1", format: "pem" });
-  registerSecret(privatePem);
+  holdSecrets(holder, [privatePem]);
   return {
     "ssh-privatekey": Buffer.from(privatePem).toString("base64"),
     "ssh-publickey": Buffer.from(openSshPublicKey(publicKey.export({ format: "jwk" }) as RsaPublicJwk)).toString("base64"),

@@ -21,6 +21,7 @@ import {
   EventRecorder,
   leaseElection,
   Reflector,
+  releaseTenantSecrets,
   RuntimeMetrics,
   runManager,
   Store,
@@ -98,6 +99,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     resources: [resources.clusters, resources.providerConfigs, resources.capabilities, resources.secrets],
     onDisengage: (cluster) => {
       for (const controller of [clusterController, configController]) controller.abortInFlight((request) => request.cluster === cluster, "the workspace left this controller's view");
+      releaseTenantSecrets(cluster);
     },
     logger,
   });

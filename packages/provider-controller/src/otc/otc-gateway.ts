@@ -21,6 +21,7 @@ import {
   type OtcClientOptions,
 } from "@edgeconnect/otc";
 import { credentialFingerprint, type OtcCredentials } from "@edgeconnect/provisioning";
+import type { SecretHolder } from "@edgeconnect/runtime";
 
 export type CredentialVerdict =
   | { readonly accepted: true; readonly projectId: string }
@@ -95,14 +96,14 @@ export class OtcGateway {
     return rejection === undefined ? undefined : Math.max(0, rejection.untilMs - performance.now());
   }
 
-  /** CCE's kubeconfig for a cluster (holds a client key; the otc package has registered it). */
-  async clusterCertificate(credentials: OtcCredentials, clusterId: string, durationDays: number, signal: AbortSignal): Promise<unknown> {
+  /** CCE's kubeconfig for a cluster; its client key is held by `holder` before it is returned. */
+  async clusterCertificate(credentials: OtcCredentials, clusterId: string, durationDays: number, holder: SecretHolder, signal: AbortSignal): Promise<unknown> {
     const verdict = await this.verify(credentials, signal);
     if (!verdict.accepted) throw new Error(`the credentials were rejected: ${verdict.message}`);
     const set = this.set(credentialFingerprint(credentials), credentials);
     set.projectClient ??= set.client.withProjectId(verdict.projectId);
     const client = set.projectClient;
-    return this.call(set, signal, (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded }));
+    return this.call(set, signal, (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded, secretHolder: holder }));
   }
 
   close(): void {
@@ -135,7 +136,9 @@ export class OtcGateway {
   private set(key: string, credentials: OtcCredentials): CredentialSet {
     const existing = this.sets.get(key);
     if (existing !== undefined) return existing;
-    const created: CredentialSet = { client: new OtcClient(clientOptions(credentials, this.options.clientOptions)), queue: new PQueue({ concurrency: this.options.concurrency }) };
+    // The set's credentials are held while its client lives; eviction closes it and lets them go.
+    const client = new OtcClient({ ...clientOptions(credentials, this.options.clientOptions), secretHolder: { name: `otc-credential-set/${key}` } });
+    const created: CredentialSet = { client, queue: new PQueue({ concurrency: this.options.concurrency }) };
     this.sets.set(key, created);
     return created;
   }

@@ -6,8 +6,9 @@
  */
 import type { ProviderConfig, ProviderConfigStatus } from "@edgeconnect/api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { applyStatus, findCondition, ownedConditions, tenantMessage, type ClusterScope, type EventRecorder, type ReconcileContext, type Reconciler, type Request, type Result } from "@edgeconnect/runtime";
+import { applyStatus, findCondition, ownedConditions, releaseSecrets, tenantMessage, type ClusterScope, type EventRecorder, type ReconcileContext, type Reconciler, type Request, type Result } from "@edgeconnect/runtime";
 import { FIELD_MANAGER } from "../infrastructure/infrastructure-cluster.js";
+import { providerConfigSecrets } from "../tenant/secret-holders.js";
 import { checkProviderConfig, type CredentialsContext } from "../tenant/tenant-credentials.js";
 import { providerConfigPath } from "../tenant/tenant-resources.js";
 
@@ -22,7 +23,10 @@ export class ProviderConfigReconciler implements Reconciler<ClusterScope> {
 
   async reconcile(request: Request, { scope, signal }: ReconcileContext<ClusterScope>): Promise<Result | undefined> {
     const config = scope.lister(this.options.resources.providerConfigs).get(request.namespace, request.name);
-    if (config === undefined || config.metadata?.deletionTimestamp !== undefined) return undefined;
+    if (config === undefined || config.metadata?.deletionTimestamp !== undefined) {
+      releaseSecrets(providerConfigSecrets(request.cluster, request.namespace, request.name));
+      return undefined;
+    }
     const outcome = await checkProviderConfig(this.options, scope, config, signal);
     const condition = outcome.ok
       ? { status: "True" as const, reason: "Accepted", message: "OTC IAM accepted the credentials" }

@@ -1,14 +1,16 @@
 /**
  * From a tenant's ProviderConfig to credentials IAM accepted, step by step,
  * each failure with a reason and a message that tells the tenant what to
- * change. Values read from the Secret are registered as credentials before
- * anything else sees them, so no log line, Event or status can carry them.
+ * change. Values read from the Secret are held as credentials (by the
+ * ProviderConfig, see secret-holders.ts) before anything else sees them, so
+ * no log line, Event or status can carry them.
  */
 import type { ProviderConfig } from "@edgeconnect/api";
 import { parseOtcCredentials, type OtcCredentials } from "@edgeconnect/provisioning";
-import { registerSecret, type ClusterScope, type DeepReadonly } from "@edgeconnect/runtime";
+import { holdSecrets, releaseSecrets, type ClusterScope, type DeepReadonly } from "@edgeconnect/runtime";
 import { authUrlAllowed } from "../cli/flags.js";
 import type { OtcGateway } from "../otc/otc-gateway.js";
+import { providerConfigSecrets } from "./secret-holders.js";
 import type { TenantResources } from "./tenant-resources.js";
 
 export const DEFAULT_SECRET_KEY = "credentials";
@@ -70,8 +72,10 @@ export async function checkProviderConfig(
   }
   const secretNamespace = ref.namespace ?? providerConfig.metadata?.namespace ?? "";
   const key = ref.key ?? DEFAULT_SECRET_KEY;
+  const holder = providerConfigSecrets(scope.cluster, providerConfig.metadata?.namespace ?? "", configName);
   const secret = scope.lister(context.resources.secrets).get(secretNamespace, ref.name);
   if (secret === undefined) {
+    releaseSecrets(holder);
     return {
       ok: false,
       reason: "SecretNotFound",
@@ -80,11 +84,13 @@ export async function checkProviderConfig(
   }
   const encoded = secret.data?.[key];
   if (encoded === undefined || encoded === "") {
+    releaseSecrets(holder);
     return { ok: false, reason: "SecretKeyMissing", message: `Secret "${secretNamespace}/${ref.name}" has no key "${key}"; put the OTC credentials there` };
   }
   const text = Buffer.from(encoded, "base64").toString("utf8");
-  registerSecret(text);
   const parsed = parseOtcCredentials(text);
+  // In one holding, before any message is made from the parse: holding the text alone first would churn the registry every reconcile.
+  holdSecrets(holder, [text, ...(parsed.ok ? credentialValues(parsed.credentials) : [])]);
   if (!parsed.ok) {
     return {
       ok: false,
@@ -93,7 +99,6 @@ export async function checkProviderConfig(
     };
   }
   const credentials = parsed.credentials;
-  for (const value of credentialValues(credentials)) registerSecret(value);
   if (!authUrlAllowed(credentials.authUrl, context.allowedAuthUrls)) {
     return { ok: false, reason: "AuthUrlNotAllowed", message: "auth_url is not one of the OTC IAM endpoints this platform accepts; use your region's IAM URL" };
   }
