@@ -16,7 +16,7 @@ describe("reportUncaughtErrors", () => {
       const err = Object.assign(new SyntaxError(`Invalid regular expression: /${credential}|x/: Regular expression too large`), {
         request: { headers: { authorization: "Bearer crash-report-bearer-0002" } },
       });
-      process.emit("uncaughtException", err, "uncaughtException");
+      process.emit("uncaughtException", err);
     } finally {
       remove();
     }
