@@ -2,8 +2,8 @@
  * A server (or proxy) that echoes the request back in an error must not hand
  * the client's credentials to whoever logs the error.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { REDACTED, scrubText } from "@edgeconnect/redaction";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { REDACTED, RELEASE_GRACE_MS, scrubText } from "@edgeconnect/redaction";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -110,5 +110,22 @@ describe("registerKubeconfigCredentials", () => {
     registerKubeconfigCredentials(kubeConfig);
     const text = `registered-token-current registered-password-other ${keyData} ${JSON.stringify(pem)} registered-id-token public-client-id`;
     expect(scrubText(text)).toBe(`${REDACTED} ${REDACTED} ${REDACTED} "${REDACTED}" ${REDACTED} public-client-id`);
+  });
+});
+
+describe("a client from a kubeconfig's text with a secret holder", () => {
+  it("holds the credentials while it is open and lets them go when closed", () => {
+    jest.useFakeTimers({ doNotFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "nextTick", "queueMicrotask", "hrtime", "performance"] });
+    try {
+      const text = ["apiVersion: v1", "kind: Config", "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]", "users: [{name: u, user: {token: holder-test-token-0123}}]", "contexts: [{name: x, context: {cluster: c, user: u}}]", "current-context: x", ""].join("\n");
+      const client = RestClient.fromKubeconfigText(text, { secretHolder: { name: "echo-test-workload" } });
+      expect(client.server).toBe("https://127.0.0.1:1");
+      expect(scrubText("sent holder-test-token-0123")).toBe(`sent ${REDACTED}`);
+      client.close();
+      jest.setSystemTime(Date.now() + RELEASE_GRACE_MS);
+      expect(scrubText("sent holder-test-token-0123")).toBe("sent holder-test-token-0123");
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -16,7 +16,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { HttpStatusError, RequestTimeoutError } from "./errors.js";
-import { registerKubeconfigCredentials } from "./kubeconfig-credentials.js";
+import { holdSecrets, releaseSecrets, type SecretHolder } from "@edgeconnect/redaction";
+import { kubeconfigCredentials, registerKubeconfigCredentials } from "./kubeconfig-credentials.js";
 
 export interface RequestOptionsLite {
   readonly body?: unknown;
@@ -80,6 +81,14 @@ interface Transport {
   readonly kubeConfig: KubeConfig;
   readonly https: HttpsAgent;
   readonly http: HttpAgent;
+  /** Who holds the kubeconfig's credentials in the redaction registry; undefined: the process, for its life. */
+  readonly secretHolder?: SecretHolder;
+}
+
+function newTransport(kubeConfig: KubeConfig, secretHolder?: SecretHolder): Transport {
+  if (secretHolder === undefined) registerKubeconfigCredentials(kubeConfig);
+  else holdSecrets(secretHolder, kubeconfigCredentials(kubeConfig).map(({ value }) => value));
+  return { kubeConfig, https: new HttpsAgent({ keepAlive: true }), http: new HttpAgent({ keepAlive: true }), ...(secretHolder === undefined ? {} : { secretHolder }) };
 }
 
 export class RestClient {
@@ -98,12 +107,8 @@ export class RestClient {
     requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
     private readonly boundSignal?: AbortSignal,
   ) {
-    this.transport =
-      source instanceof KubeConfig
-        ? { kubeConfig: source, https: new HttpsAgent({ keepAlive: true }), http: new HttpAgent({ keepAlive: true }) }
-        : source;
-    // Clients derived with withServer & co. share the transport, registered when it was made.
-    if (source instanceof KubeConfig) registerKubeconfigCredentials(source);
+    // Clients derived with withServer & co. share the transport, whose credentials were registered when it was made.
+    this.transport = source instanceof KubeConfig ? newTransport(source) : source;
     this.server = (server ?? currentServer(this.transport.kubeConfig)).replace(/\/+$/, "");
     this.requestTimeoutMs = requestTimeoutMs;
   }
@@ -116,12 +121,14 @@ export class RestClient {
 
   /**
    * From a kubeconfig's text, e.g. a Secret's: another cluster's admin
-   * credentials. Its credentials are registered for redaction like a file's.
+   * credentials. Its credentials are registered for redaction like a file's,
+   * or held by `secretHolder` until `close()` lets them go: a process that
+   * reaches many clusters this way then holds only those it reaches now.
    */
-  static fromKubeconfigText(text: string): RestClient {
+  static fromKubeconfigText(text: string, options: { readonly secretHolder?: SecretHolder } = {}): RestClient {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromString(text);
-    return new RestClient(kubeConfig);
+    return new RestClient(newTransport(kubeConfig, options.secretHolder), currentServer(kubeConfig), DEFAULT_REQUEST_TIMEOUT_MS, undefined);
   }
 
   /** The pod's service account and the cluster's CA, as every in-cluster controller uses them. */
@@ -161,10 +168,11 @@ export class RestClient {
     return this.withServer(`${rootOf(this.server)}/clusters/${pathOrName}`);
   }
 
-  /** Closes idle pooled connections (open watches end on their own). */
+  /** Closes idle pooled connections (open watches end on their own), and lets go of the credentials a `secretHolder` holds. */
   close(): void {
     this.transport.https.destroy();
     this.transport.http.destroy();
+    if (this.transport.secretHolder !== undefined) releaseSecrets(this.transport.secretHolder);
   }
 
   async get<T = KubeObject>(path: string, options?: RequestOptionsLite): Promise<T> {

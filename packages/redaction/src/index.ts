@@ -31,6 +31,7 @@ export {
   releaseSecrets,
   releaseTenantSecrets,
   RELEASE_GRACE_MS,
+  scrubHeldValues,
   scrubText,
   SecretRegistry,
   UNSCRUBBABLE,

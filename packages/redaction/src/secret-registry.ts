@@ -136,21 +136,35 @@ export class SecretRegistry {
 
   /** `text` with every held value, in any of its forms, and every credential of a known shape replaced by `REDACTED`. Never throws. */
   scrub(text: string): string {
+    return this.#contained(() => scrubShapes(this.#replaceHeld(text)));
+  }
+
+  /**
+   * `text` with every held value replaced, shapes left alone: for text whose
+   * parts each went through `scrub` already and which may only hold what
+   * was registered since (a log line made of scrubbed fields). Never throws.
+   */
+  scrubHeld(text: string): string {
+    return this.#contained(() => this.#replaceHeld(text));
+  }
+
+  #replaceHeld(text: string): string {
+    this.#expire();
+    const spans = this.#index.find(text);
+    if (spans.length === 0) return text;
+    const parts: string[] = [];
+    let from = 0;
+    for (const [start, end] of spans) {
+      parts.push(text.slice(from, start), REDACTED);
+      from = end;
+    }
+    parts.push(text.slice(from));
+    return parts.join("");
+  }
+
+  #contained(scrub: () => string): string {
     try {
-      this.#expire();
-      const spans = this.#index.find(text);
-      let out = text;
-      if (spans.length > 0) {
-        const parts: string[] = [];
-        let from = 0;
-        for (const [start, end] of spans) {
-          parts.push(text.slice(from, start), REDACTED);
-          from = end;
-        }
-        parts.push(text.slice(from));
-        out = parts.join("");
-      }
-      return scrubShapes(out);
+      return scrub();
     } catch {
       noteContainedFailure("scrub");
       return UNSCRUBBABLE;
@@ -342,4 +356,9 @@ export function heldSecretCount(): number {
 /** `text` with every registered value, in any of its forms, and every credential of a known shape replaced by `REDACTED`. Never throws. */
 export function scrubText(text: string): string {
   return processSecrets().scrub(text);
+}
+
+/** See `SecretRegistry.scrubHeld`. */
+export function scrubHeldValues(text: string): string {
+  return processSecrets().scrubHeld(text);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { isSensitiveKey } from "./sensitive-keys.js";
+import { isSensitiveKey, mayHoldSensitiveKey } from "./sensitive-keys.js";
 
 describe("isSensitiveKey", () => {
   it.each([
@@ -102,5 +102,23 @@ describe("isSensitiveKey", () => {
     "username",
   ])("%s is not sensitive", (key) => {
     expect(isSensitiveKey(key)).toBe(false);
+  });
+});
+
+describe("mayHoldSensitiveKey", () => {
+  it("says yes for every text holding a key isSensitiveKey accepts, however it is spelt", () => {
+    const parts = ["x", "Auth", "client", "-", "_", ".", "key", "Data", "TOKEN", "pass", "word", "Secret", "s", "k", "a", "api", "Private", "cookie", "sig", "nature", "pass.phrase"];
+    let checked = 0;
+    for (let round = 0; round < 20_000; round++) {
+      const key = Array.from({ length: 1 + Math.floor(Math.random() * 4) }, () => parts[Math.floor(Math.random() * parts.length)]).join("");
+      if (!/^[A-Za-z]/.test(key) || !isSensitiveKey(key)) continue;
+      checked++;
+      expect([key, mayHoldSensitiveKey(`{"level":"info","${key}":"v"}`), mayHoldSensitiveKey(`  ${key}: v`)]).toEqual([key, true, true]);
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it("says no for ordinary log text", () => {
+    expect(mayHoldSensitiveKey('{"level":"info","controller":"kubernetesclusters","msg":"teardown pass: waiting for NodePoolV3 to be deleted","task":"disk"}')).toBe(false);
   });
 });

@@ -58,3 +58,25 @@ export function isSensitiveKey(key: string): boolean {
   const name = key.toLowerCase().replace(/[-_.]/g, "");
   return EXACT.has(name) || SUFFIXES.some((suffix) => name.endsWith(suffix));
 }
+
+/**
+ * Every sensitive name as it appears in text once lower-cased and rid of
+ * `-`, `_` and `.`: a key's normalised name is a substring of its text
+ * normalised alike, so a text this does not match holds no sensitive key.
+ */
+const ANY_SENSITIVE_NAME = new RegExp(
+  // A name holding another (`tokens`, `secretkey`) adds nothing to the search, only cost.
+  [...EXACT, ...SUFFIXES]
+    .filter((name, _, all) => !all.some((other) => other !== name && other.length > 2 && name.includes(other)))
+    .map((name) => (name.length <= 2 ? `\\b${name}\\b` : name))
+    .join("|"),
+);
+
+/**
+ * Whether `text` may hold a key that `isSensitiveKey` accepts: a cheap
+ * test before looking for `key: value` shapes, which most text (log lines
+ * among them) never holds.
+ */
+export function mayHoldSensitiveKey(text: string): boolean {
+  return ANY_SENSITIVE_NAME.test(text.toLowerCase().replace(/[-_.]/g, ""));
+}

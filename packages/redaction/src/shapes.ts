@@ -17,11 +17,22 @@
  * The value goes, the key stays: a reader still learns which field it was.
  * Every pattern runs in time linear in the text.
  */
-import { isSensitiveKey } from "./sensitive-keys.js";
+import { isSensitiveKey, mayHoldSensitiveKey } from "./sensitive-keys.js";
 
 export const REDACTED = "[REDACTED]";
 
-type Shape = readonly [precondition: (text: string) => boolean, pattern: RegExp, replace: (match: string, ...groups: string[]) => string];
+/**
+ * What a shape needs the text to hold before its pattern is worth running:
+ * most text holds no credential, and a plain search costs a fraction of a
+ * pattern's. `keys` is whether the text may hold a sensitive key at all,
+ * asked once per text for the shapes that look for one.
+ */
+interface Probe {
+  readonly text: string;
+  readonly keys: () => boolean;
+}
+
+type Shape = readonly [precondition: (probe: Probe) => boolean, pattern: RegExp, replace: (match: string, ...groups: string[]) => string];
 
 /** A `key: value` line's value, when the key names a credential; a block scalar (`|`, `>`) has its value on the lines below and stays. */
 function hideLineValue(match: string, lineStart: string, indent: string, quote: string, key: string, separator: string, value: string): string {
@@ -29,49 +40,52 @@ function hideLineValue(match: string, lineStart: string, indent: string, quote: 
 }
 
 const SHAPES: readonly Shape[] = [
-  [(text) => text.includes("PRIVATE KEY-----"), /-----BEGIN ([A-Z0-9 ]{0,32})PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, () => REDACTED],
+  [({ text }) => text.includes("PRIVATE KEY-----"), /-----BEGIN ([A-Z0-9 ]{0,32})PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, () => REDACTED],
   [
-    (text) => text.includes('"'),
+    ({ text, keys }) => text.includes('"') && keys(),
     /"([A-Za-z][\w.-]{0,63})"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g,
     (match, key: string, separator: string, value: string) => (hides(key, value) ? `"${key}"${separator}"${REDACTED}"` : match),
   ],
   [
-    (text) => text.includes('\\"'),
+    ({ text, keys }) => text.includes('\\"') && keys(),
     /\\"([A-Za-z][\w.-]{0,63})\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"/g,
     (match, key: string, separator: string, value: string) => (hides(key, value) ? `\\"${key}\\"${separator}\\"${REDACTED}\\"` : match),
   ],
   [
-    (text) => text.includes(":") || text.includes("="),
+    ({ text, keys }) => (text.includes(":") || text.includes("=")) && keys(),
     // A key at the start of a line (after indentation and a list dash), then `:` or `=`, then the rest of the line.
     /(^|[\r\n])([ \t]*(?:-[ \t]+)?)(["']?)([A-Za-z][\w.-]{0,63})\3([ \t]*[:=][ \t]*)([^\r\n]*)/g,
     hideLineValue,
   ],
   [
     // The same lines inside a JSON string (a log line), where a line ends at an escaped newline or the string's end.
-    (text) => text.includes("\\n"),
+    ({ text, keys }) => text.includes("\\n") && keys(),
     /(\\[nr])([ \t]*(?:-[ \t]+)?)((?:\\")?)([A-Za-z][\w.-]{0,63})\3([ \t]*[:=][ \t]*)((?:[^"\\\r\n]|\\[^nr"])*)/g,
     hideLineValue,
   ],
-  [(text) => text.includes("://"), /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/?#@:"'<>]{1,256}:)[^\s/?#@"'<>]+@/gi, (_match, userAndColon: string) => `${userAndColon}${REDACTED}@`],
+  [({ text }) => text.includes("://"), /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/?#@:"'<>]{1,256}:)[^\s/?#@"'<>]+@/gi, (_match, userAndColon: string) => `${userAndColon}${REDACTED}@`],
   [
-    (text) => text.includes("="),
+    ({ text, keys }) => text.includes("=") && keys(),
     /([?&;])([^=&#\s"'<>;?]{1,64})=([^&#\s"'<>;]+)/g,
     (match, separator: string, name: string, value: string) => (hides(decodeName(name), value) ? `${separator}${name}=${REDACTED}` : match),
   ],
   // A word after the scheme is prose ("Bearer authentication."); a credential has a digit, a capital or a symbol.
   [
-    () => true,
+    ({ text }) => /[Bb](?:earer|asic|EARER|ASIC)/.test(text),
     /\b([Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])(\s+)(?=[a-z.]*[A-Z0-9\-_~+/=])[A-Za-z0-9\-._~+/]{8,}=*/g,
     (_match, scheme: string, space: string) => `${scheme}${space}${REDACTED}`,
   ],
-  [(text) => text.includes("eyJ"), /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, () => REDACTED],
+  [({ text }) => text.includes("eyJ"), /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, () => REDACTED],
 ];
 
 /** `text` with every credential of a known shape replaced by `REDACTED`. */
 export function scrubShapes(text: string): string {
   let out = text;
+  let keys: boolean | undefined;
+  // Replacing never adds a key, so what the first text said of keys holds for the rest.
+  const probe = { get text() { return out; }, keys: () => (keys ??= mayHoldSensitiveKey(text)) };
   for (const [precondition, pattern, replace] of SHAPES) {
-    if (precondition(out)) out = out.replace(pattern, replace as (match: string, ...groups: unknown[]) => string);
+    if (precondition(probe)) out = out.replace(pattern, replace as (match: string, ...groups: unknown[]) => string);
   }
   return out;
 }

@@ -24,6 +24,7 @@ import {
   finalize,
   hasFinalizer,
   joinKey,
+  registerSecret,
   scrubText,
   type Condition,
   type ConditionUpdate,
@@ -227,6 +228,8 @@ export class AccessRequestReconciler implements Reconciler {
     const token = response.status?.token;
     const expires = response.status?.expirationTimestamp;
     if (token === undefined || expires === undefined) throw new Error("the workload cluster answered a TokenRequest without a token");
+    // Hidden from this process's output for as long as the token can be used (plus redaction's grace period).
+    registerSecret(token, { until: Date.now() + expirationSeconds * 1000 });
     const createdAt = this.now();
     const expiresAt = new Date(expires);
     const cluster = ar.spec?.clusterRef ?? { namespace: "", name: "" };

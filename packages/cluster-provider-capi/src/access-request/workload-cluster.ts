@@ -48,7 +48,8 @@ export class CapiKubeconfigClusters implements WorkloadClusters {
     if (value === undefined) return undefined;
     const text = Buffer.from(value, "base64").toString("utf8");
     const { server, caCrt } = kubeconfigEndpoint(text);
-    const client = Client.fromKubeconfigText(text).withTimeout(this.timeoutMs);
+    // Held while this connection is open: a provider reaching many clusters holds only the admin credentials in use.
+    const client = Client.fromKubeconfigText(text, { secretHolder: { name: `workload-kubeconfig/${namespace}/${capiClusterName}` } }).withTimeout(this.timeoutMs);
     return { client: client.withSignal(signal), server, ...(caCrt === undefined ? {} : { caCrt }), close: () => client.close() };
   }
 }

@@ -9,9 +9,10 @@
  * Redaction is by construction rather than by a list of paths: every logged
  * object, interpolation argument and child binding that could hold a
  * credential passes through `scrubDeep` (sensitive keys at any depth, arrays
- * included, errors under any key reduced to an allow-list), the message and
- * every finished line through `scrubText` (held credential values and
- * credentials of a known shape anywhere). Bindings that name what is being
+ * included, errors under any key reduced to an allow-list), the message
+ * through `scrubText` (held credential values and credentials of a known
+ * shape anywhere), and every finished line through `scrubHeldValues` (for
+ * values registered after a child's bindings were written). Bindings that name what is being
  * reconciled (`SAFE_BINDINGS`) are identifiers, never credentials: they skip
  * the per-child scrub, which every reconcile pays.
  *
@@ -20,7 +21,7 @@
  * favour of one that says a line was dropped, without the value, and is
  * counted (`containedFailures`).
  */
-import { noteContainedFailure, REDACTED, scrubDeep, scrubText } from "@edgeconnect/redaction";
+import { noteContainedFailure, REDACTED, scrubDeep, scrubHeldValues, scrubText } from "@edgeconnect/redaction";
 import { pino, type DestinationStream, type Logger } from "pino";
 
 /** What redacted values are replaced with. */
@@ -122,9 +123,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           }
         },
         // Every finished line, for what the formatters never see: child
-        // bindings made before a credential was registered, and values that
-        // only a finished line shows whole.
-        streamWrite: (line) => scrubText(line),
+        // bindings made before a credential was registered. Its parts have
+        // been through the shapes already (formatters, hooks, serializers),
+        // so only held values are searched: once per line, not twice.
+        streamWrite: (line) => scrubHeldValues(line),
       },
       serializers: { err: serializeError },
     },
