@@ -63,9 +63,10 @@ export function isSensitiveKey(key: string): boolean {
  * Every sensitive name as it appears in text once lower-cased and rid of
  * `-`, `_` and `.`: a key's normalised name is a substring of its text
  * normalised alike, so a text this does not match holds no sensitive key.
+ * A name holding another (`tokens`, `secretkey`) adds nothing to the search;
+ * `ak` and `sk` are parts of many words, so only whole words count.
  */
 const ANY_SENSITIVE_NAME = new RegExp(
-  // A name holding another (`tokens`, `secretkey`) adds nothing to the search, only cost.
   [...EXACT, ...SUFFIXES]
     .filter((name, _, all) => !all.some((other) => other !== name && other.length > 2 && name.includes(other)))
     .map((name) => (name.length <= 2 ? `\\b${name}\\b` : name))
