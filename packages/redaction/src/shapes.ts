@@ -24,15 +24,12 @@ export const REDACTED = "[REDACTED]";
 /**
  * What a shape needs the text to hold before its pattern is worth running:
  * most text holds no credential, and a plain search costs a fraction of a
- * pattern's. `keys` is whether the text may hold a sensitive key at all,
- * asked once per text for the shapes that look for one.
+ * pattern's. `keys()` says whether the text may hold a sensitive key at all,
+ * worked out once per text for the shapes that look for one.
  */
-interface Probe {
-  readonly text: string;
-  readonly keys: () => boolean;
-}
+type Precondition = (text: string, keys: () => boolean) => boolean;
 
-type Shape = readonly [precondition: (probe: Probe) => boolean, pattern: RegExp, replace: (match: string, ...groups: string[]) => string];
+type Shape = readonly [precondition: Precondition, pattern: RegExp, replace: (match: string, ...groups: string[]) => string];
 
 /** A `key: value` line's value, when the key names a credential; a block scalar (`|`, `>`) has its value on the lines below and stays. */
 function hideLineValue(match: string, lineStart: string, indent: string, quote: string, key: string, separator: string, value: string): string {
@@ -40,42 +37,42 @@ function hideLineValue(match: string, lineStart: string, indent: string, quote: 
 }
 
 const SHAPES: readonly Shape[] = [
-  [({ text }) => text.includes("PRIVATE KEY-----"), /-----BEGIN ([A-Z0-9 ]{0,32})PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, () => REDACTED],
+  [(text) => text.includes("PRIVATE KEY-----"), /-----BEGIN ([A-Z0-9 ]{0,32})PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g, () => REDACTED],
   [
-    ({ text, keys }) => text.includes('"') && keys(),
+    (text, keys) => text.includes('"') && keys(),
     /"([A-Za-z][\w.-]{0,63})"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g,
     (match, key: string, separator: string, value: string) => (hides(key, value) ? `"${key}"${separator}"${REDACTED}"` : match),
   ],
   [
-    ({ text, keys }) => text.includes('\\"') && keys(),
+    (text, keys) => text.includes('\\"') && keys(),
     /\\"([A-Za-z][\w.-]{0,63})\\"(\s*:\s*)\\"((?:[^"\\]|\\[^"])*)\\"/g,
     (match, key: string, separator: string, value: string) => (hides(key, value) ? `\\"${key}\\"${separator}\\"${REDACTED}\\"` : match),
   ],
   [
-    ({ text, keys }) => (text.includes(":") || text.includes("=")) && keys(),
+    (text, keys) => (text.includes(":") || text.includes("=")) && keys(),
     // A key at the start of a line (after indentation and a list dash), then `:` or `=`, then the rest of the line.
     /(^|[\r\n])([ \t]*(?:-[ \t]+)?)(["']?)([A-Za-z][\w.-]{0,63})\3([ \t]*[:=][ \t]*)([^\r\n]*)/g,
     hideLineValue,
   ],
   [
     // The same lines inside a JSON string (a log line), where a line ends at an escaped newline or the string's end.
-    ({ text, keys }) => text.includes("\\n") && keys(),
+    (text, keys) => text.includes("\\n") && keys(),
     /(\\[nr])([ \t]*(?:-[ \t]+)?)((?:\\")?)([A-Za-z][\w.-]{0,63})\3([ \t]*[:=][ \t]*)((?:[^"\\\r\n]|\\[^nr"])*)/g,
     hideLineValue,
   ],
-  [({ text }) => text.includes("://"), /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/?#@:"'<>]{1,256}:)[^\s/?#@"'<>]+@/gi, (_match, userAndColon: string) => `${userAndColon}${REDACTED}@`],
+  [(text) => text.includes("://"), /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/?#@:"'<>]{1,256}:)[^\s/?#@"'<>]+@/gi, (_match, userAndColon: string) => `${userAndColon}${REDACTED}@`],
   [
-    ({ text, keys }) => text.includes("=") && keys(),
+    (text, keys) => text.includes("=") && keys(),
     /([?&;])([^=&#\s"'<>;?]{1,64})=([^&#\s"'<>;]+)/g,
     (match, separator: string, name: string, value: string) => (hides(decodeName(name), value) ? `${separator}${name}=${REDACTED}` : match),
   ],
   // A word after the scheme is prose ("Bearer authentication."); a credential has a digit, a capital or a symbol.
   [
-    ({ text }) => /[Bb](?:earer|asic|EARER|ASIC)/.test(text),
+    (text) => /[Bb](?:earer|asic|EARER|ASIC)/.test(text),
     /\b([Bb][Ee][Aa][Rr][Ee][Rr]|[Bb][Aa][Ss][Ii][Cc])(\s+)(?=[a-z.]*[A-Z0-9\-_~+/=])[A-Za-z0-9\-._~+/]{8,}=*/g,
     (_match, scheme: string, space: string) => `${scheme}${space}${REDACTED}`,
   ],
-  [({ text }) => text.includes("eyJ"), /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, () => REDACTED],
+  [(text) => text.includes("eyJ"), /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, () => REDACTED],
 ];
 
 /** `text` with every credential of a known shape replaced by `REDACTED`. */
@@ -83,9 +80,9 @@ export function scrubShapes(text: string): string {
   let out = text;
   let keys: boolean | undefined;
   // Replacing never adds a key, so what the first text said of keys holds for the rest.
-  const probe = { get text() { return out; }, keys: () => (keys ??= mayHoldSensitiveKey(text)) };
+  const mayHoldKeys = (): boolean => (keys ??= mayHoldSensitiveKey(text));
   for (const [precondition, pattern, replace] of SHAPES) {
-    if (precondition(probe)) out = out.replace(pattern, replace as (match: string, ...groups: unknown[]) => string);
+    if (precondition(out, mayHoldKeys)) out = out.replace(pattern, replace as (match: string, ...groups: unknown[]) => string);
   }
   return out;
 }
