@@ -11,6 +11,7 @@
  * The simulators are test support; the controller talks to them as to OTC
  * and Crossplane.
  */
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -39,6 +40,7 @@ import {
   resolveBinary,
   ServerProcess,
   writeKubeconfig,
+  type ExitStatus,
   type Reaper,
   type Workspace,
 } from "@edgeconnect/testenv";
@@ -79,6 +81,16 @@ export interface PlatformOptions {
    * then serve the template sets' CRD and Cluster API's Cluster.
    */
   readonly clusterApi?: boolean;
+  /**
+   * OTC accounts (an IAM user and a project each) in the simulator, one per
+   * tenant: `tenantCredentials(0 .. n-1)`. Default 8. The first 8 are the
+   * literal ones below; further ones have generated, deterministic passwords.
+   */
+  readonly tenantAccounts?: number;
+  /** How long the simulator keeps resources in their transitional states (its defaults when unset). */
+  readonly otcDelays?: Pick<OtcSimulatorOptions, "transitionDelayMs" | "cceClusterCreateMs" | "cceClusterDeleteMs" | "nodePoolSyncMs">;
+  /** Node options for the provider-controller process, before its script (e.g. `--cpu-prof`). */
+  readonly controllerNodeArgs?: readonly string[];
 }
 
 export interface TenantCredentials {
@@ -95,6 +107,7 @@ export class Platform {
 
   private constructor(
     private readonly options: PlatformOptions,
+    private readonly accounts: readonly TenantCredentials[],
     readonly kcp: RestClient,
     readonly infra: RestClient,
     readonly provider: Workspace,
@@ -120,13 +133,15 @@ export class Platform {
       });
       started.push(() => workload.stop());
       const servingCaPem = readKubeconfig(workload.kubeconfigPath).caPem;
+      const accounts = tenantAccounts(options.tenantAccounts ?? TENANT_PASSWORDS.length);
       const otc = await startOtcSimulator({
         credentials: [TENANT_ACCESS_KEY],
-        users: TENANT_USERS.map(({ domainName, userName, password }) => ({ domainName, userName, password })),
-        projects: TENANT_USERS.map((user, index) => ({ id: `0${index}1a2b3c4d5e6f70809a0b0c0d0e0f1${index}`, name: user.projectName })),
+        users: accounts.map(({ domainName, userName, password }) => ({ domainName, userName, password })),
+        projects: accounts.map((user, index) => ({ id: tenantProjectId(index), name: user.projectName })),
         region: "eu-de",
         workloadCluster: { url: workload.url, servingCaPem, clientCa },
         ...(options.capacity ? { capacity: options.capacity } : {}),
+        ...options.otcDelays,
       });
       started.push(() => otc.close());
       log(`OTC simulator on ${otc.url}`);
@@ -144,7 +159,7 @@ export class Platform {
       });
       log(`provider workspace ${provider.path}: APIExport, WorkspaceType ${TENANT_WORKSPACE_TYPE} and ${DEMO_FLAVORS.length} flavors installed`);
 
-      const platform = new Platform(options, kcp, infra, provider, providerKubeconfig, workload, otc);
+      const platform = new Platform(options, accounts, kcp, infra, provider, providerKubeconfig, workload, otc);
       platform.crossplane = platform.launch("crossplane-otc-simulator", CROSSPLANE_MAIN, [
         `--kubeconfig=${options.infraKubeconfig}`,
         `--poll-interval=${options.pollInterval ?? "500ms"}`,
@@ -193,8 +208,8 @@ export class Platform {
 
   /** The OTC account of tenant `index` in the simulator (each tenant has its own user and project). */
   tenantCredentials(index: number): TenantCredentials {
-    const user = TENANT_USERS[index];
-    if (user === undefined) throw new Error(`the simulator has ${TENANT_USERS.length} tenant accounts`);
+    const user = this.accounts[index];
+    if (user === undefined) throw new Error(`the simulator has ${this.accounts.length} tenant accounts`);
     return user;
   }
 
@@ -220,6 +235,24 @@ export class Platform {
     return this.controller?.logTail(400) ?? "";
   }
 
+  /** The running provider-controller's process id (its process group's too). */
+  get controllerPid(): number | undefined {
+    return this.controller?.pid;
+  }
+
+  /**
+   * Stops the provider-controller: SIGTERM, SIGKILL after `graceMs`. A
+   * process that profiles itself (`controllerNodeArgs`) writes its profile
+   * only on a clean exit, which a busy one may need longer than the default
+   * 10 s for. Resolves with how it exited.
+   */
+  async stopController(graceMs?: number): Promise<ExitStatus | undefined> {
+    const controller = this.controller;
+    if (controller === undefined) return undefined;
+    await controller.stop(graceMs);
+    return controller.exited;
+  }
+
   async stop(): Promise<void> {
     await Promise.allSettled([this.controller?.stop(), this.crossplane?.stop()]);
     await this.otc.close();
@@ -230,24 +263,29 @@ export class Platform {
 
   private startController(): ServerProcess {
     this.controllerRuns += 1;
-    return this.launch(`provider-controller-${this.controllerRuns}`, CONTROLLER_MAIN, [
-      `--kcp-kubeconfig=${this.providerKubeconfig}`,
-      `--infra-kubeconfig=${this.options.infraKubeconfig}`,
-      `--allowed-otc-auth-url=${this.otc.url}/`,
-      "--metrics-bind-address=0",
-      "--health-probe-bind-address=0",
-      ...(this.options.clusterApi === true ? ["--cluster-api"] : []),
-    ]);
+    return this.launch(
+      `provider-controller-${this.controllerRuns}`,
+      CONTROLLER_MAIN,
+      [
+        `--kcp-kubeconfig=${this.providerKubeconfig}`,
+        `--infra-kubeconfig=${this.options.infraKubeconfig}`,
+        `--allowed-otc-auth-url=${this.otc.url}/`,
+        "--metrics-bind-address=0",
+        "--health-probe-bind-address=0",
+        ...(this.options.clusterApi === true ? ["--cluster-api"] : []),
+      ],
+      this.options.controllerNodeArgs,
+    );
   }
 
   /** A node process whose output goes where the e2e credential guard reads it, or into the platform's directory. */
-  private launch(name: string, main: string, args: readonly string[]): ServerProcess {
+  private launch(name: string, main: string, args: readonly string[], nodeArgs: readonly string[] = []): ServerProcess {
     const logDir = process.env[E2E_LOG_DIR_ENV_VAR] ?? this.options.dir;
     const suffix = this.options.runId === undefined ? "" : `-${this.options.runId}`;
     return ServerProcess.start({
       name,
       command: process.execPath,
-      args: [main, ...args],
+      args: [...nodeArgs, main, ...args],
       logFile: join(logDir, `${name}${suffix}.log`),
       ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
     });
@@ -310,7 +348,7 @@ export async function orderCluster(client: RestClient, order: ClusterOrder): Pro
  * One OTC user and project per tenant: tenants bring their own cloud
  * accounts. The passwords are literals so that the e2e credential guard
  * finds them in this source and looks for them in every log, Event and
- * status.
+ * status; the e2e suites use no more accounts than these.
  */
 const TENANT_PASSWORDS = [
   { password: "simulated-tenant-password-0-Hq7vR2" },
@@ -324,12 +362,30 @@ const TENANT_PASSWORDS = [
 ];
 /** An access key the simulator accepts for every project (OTC's are per user; the simulator does not model users for AK/SK). */
 const TENANT_ACCESS_KEY = { accessKey: "SIMULATEDTENANTAK0001", secretKey: "simulated-tenant-secret-key-Pd3sX7" };
-const TENANT_USERS: readonly TenantCredentials[] = TENANT_PASSWORDS.map(({ password }, index) => ({
-  domainName: `OTC-EU-DE-0000000000100${index}`,
-  userName: `tenant-${index}-admin`,
-  password,
-  projectName: `eu-de_tenant${index}`,
-}));
+
+/**
+ * `count` tenant accounts: the literal ones first, then accounts whose
+ * passwords are derived from their index (the same on every run, distinct
+ * per tenant), for runs with many tenants such as the provider benchmark.
+ */
+function tenantAccounts(count: number): TenantCredentials[] {
+  if (!Number.isInteger(count) || count < 1) throw new Error(`tenantAccounts must be a positive integer, not ${count}`);
+  return Array.from({ length: count }, (_, index) => ({
+    domainName: `OTC-EU-DE-0000000000100${index}`,
+    userName: `tenant-${index}-admin`,
+    password: TENANT_PASSWORDS[index]?.password ?? `simulated-tenant-password-${index}-${digest(`password-${index}`).slice(0, 6)}`,
+    projectName: `eu-de_tenant${index}`,
+  }));
+}
+
+/** OTC's 32 hex digits; the literal accounts keep the ids they always had. */
+function tenantProjectId(index: number): string {
+  return index < TENANT_PASSWORDS.length ? `0${index}1a2b3c4d5e6f70809a0b0c0d0e0f1${index}` : digest(`project-${index}`).slice(0, 32);
+}
+
+function digest(text: string): string {
+  return createHash("sha256").update(`edgeconnect-demo-tenant-${text}`).digest("hex");
+}
 
 /** Applies the generated APIResourceSchemas, APIExport, WorkspaceType and catalogue CRD, the type's binding pointed at this workspace. */
 async function installPlatformApi(provider: Workspace): Promise<void> {
