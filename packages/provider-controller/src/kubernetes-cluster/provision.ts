@@ -9,7 +9,8 @@
  * place stop the pass with a condition, and nothing exists on the
  * infrastructure cluster that did not before.
  */
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPair } from "node:crypto";
+import { promisify } from "node:util";
 import type { KubernetesCluster, ProviderMachineFlavor } from "@edgeconnect/api";
 import {
   CLUSTER_V3,
@@ -293,14 +294,17 @@ async function sshPublicKey(writes: InfrastructureWrites, metadata: ReturnType<M
   // Generating an RSA key costs tens of milliseconds: only when there is none yet.
   const secret =
     (await writes.get<KeySecret>(SECRETS, metadata.namespace, metadata.name)) ??
-    (await writes.createIfAbsent<KeySecret>(SECRETS, { apiVersion: "v1", kind: "Secret", metadata, type: "kubernetes.io/ssh-auth", data: newLoginKey(holder) }));
+    (await writes.createIfAbsent<KeySecret>(SECRETS, { apiVersion: "v1", kind: "Secret", metadata, type: "kubernetes.io/ssh-auth", data: await newLoginKey(holder) }));
   const stored = secret.data?.["ssh-publickey"];
   if (stored === undefined) throw new Error(`the node login key Secret ${metadata.name} has no ssh-publickey`);
   return Buffer.from(stored, "base64").toString("utf8");
 }
 
-function newLoginKey(holder: SecretHolder): Record<string, string> {
-  const { publicKey, privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+/** Off the event loop (libuv's thread pool): with many tenants ordering at once, synchronous generation stalled every other tenant's work. */
+const generateRsaKeyPair = promisify(generateKeyPair);
+
+async function newLoginKey(holder: SecretHolder): Promise<Record<string, string>> {
+  const { publicKey, privateKey } = await generateRsaKeyPair("rsa", { modulusLength: 2048 });
   const privatePem = privateKey.export({ type: "pkcs1", format: "pem" });
   holdSecrets(holder, [privatePem]);
   return {
