@@ -136,6 +136,8 @@ describe("createLogger", () => {
     log.error({ err: new Error("outer", { cause: new Error("middle", { cause: { response: `token: shape-cause-token-1234\n`, text: kubeconfig } }) }) }, "cause");
     log.error(new Error("request failed", { cause: new Error(`GET https://vw/clusters/*?watch=1&token=shape-query-token-1 failed`) }));
     log.warn("fetch https://kcp.example/clusters/root?token=shape-query-token-2");
+    log.error({ err: new Error("GET https://kcp.example/?token=shape-query-token-3 failed") });
+    log.error(new Error("GET https://kcp.example/?token=shape-query-token-4 failed"));
     expect(text()).not.toMatch(/shape-token-never-registered|c2hhcGUta2V5|shape-cause-token|shape-query-token/);
     expect(text()).toContain(`token: ${REDACTED}`);
   });

@@ -12,9 +12,9 @@
  * included, errors under any key reduced to an allow-list), the message
  * through `scrubText` (held credential values and credentials of a known
  * shape anywhere), and every finished line through `scrubHeldValues` (for
- * values registered after a child's bindings were written). Bindings that name what is being
- * reconciled (`SAFE_BINDINGS`) are identifiers, never credentials: they skip
- * the per-child scrub, which every reconcile pays.
+ * values registered after a child's bindings were written). Bindings that
+ * name what is being reconciled (`SAFE_BINDINGS`) are identifiers, never
+ * credentials: they skip the per-child scrub, which every reconcile pays.
  *
  * Logging never throws into its caller: a value that fails to serialise or
  * scrub (a throwing getter, a Proxy, something too large) drops that line in
@@ -165,15 +165,18 @@ function safeBindings(bindings: Record<string, unknown>): Record<string, unknown
 }
 
 /**
- * pino takes an error's message as the line's when none is given, from the
- * error itself rather than from what the serializer made of it: give it the
- * scrubbed one.
+ * pino takes an error's message as the line's when none is given (`log(err)`,
+ * `log({ err })`), from the error itself rather than from what the
+ * serializer made of it: give it the scrubbed one.
  */
 function safeArguments(args: readonly unknown[]): unknown[] {
   const [first, ...rest] = args;
   const scrubbedRest = rest.map((arg: unknown) => scrubDeep(arg));
   if (typeof first === "string") return [scrubText(first), ...scrubbedRest];
-  if (first instanceof Error && typeof rest[0] !== "string") return [{ err: first }, scrubText(first.message), ...scrubbedRest];
+  if (typeof rest[0] === "string") return [first, ...scrubbedRest];
+  if (first instanceof Error) return [{ err: first }, scrubText(first.message), ...scrubbedRest];
+  const err = (first as { err?: unknown } | null | undefined)?.err;
+  if (err instanceof Error) return [first, scrubText(err.message), ...scrubbedRest];
   return [first, ...scrubbedRest];
 }
 
