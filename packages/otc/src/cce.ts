@@ -241,8 +241,9 @@ function masterEip(client: OtcClient, clusterId: string, action: "bind" | "unbin
  * A kubeconfig with a new client certificate valid for `durationDays`
  * (1–1825; -1 is the maximum). CCE answers 400 while the cluster is not
  * Available. Its users' key and certificate data (base64 and decoded) are
- * registered as secrets before it is returned, so that no log or error can
- * show them; the answer itself never becomes part of an error.
+ * held as secrets before it is returned (by `options.secretHolder`, else
+ * until the certificate expires), so that no log or error can show them;
+ * the answer itself never becomes part of an error.
  */
 export async function getCceClusterCert(client: OtcClient, clusterId: string, durationDays: number, options: ClusterCertOptions = {}): Promise<CceKubeconfig> {
   const path = `${clusterPath(client, clusterId)}/clustercert`;
