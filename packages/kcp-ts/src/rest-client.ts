@@ -199,15 +199,21 @@ export class RestClient {
    * Server-side apply of `body` at `path` (the object's own URL, or its
    * /status). Forced by default: the objects a controller applies this way
    * are its own; pass `force: false` to have a conflict with another field
-   * manager fail with 409 instead.
+   * manager fail with 409 instead. `fieldValidation: "Strict"` makes a field
+   * the schema lacks fail with 400 instead of being dropped with a warning.
    */
-  async apply<T = KubeObject>(path: string, body: unknown, fieldManager: string, options: CallOptions & { force?: boolean } = {}): Promise<T> {
-    const { force = true, ...call } = options;
+  async apply<T = KubeObject>(
+    path: string,
+    body: unknown,
+    fieldManager: string,
+    options: CallOptions & { force?: boolean; fieldValidation?: "Strict" | "Warn" | "Ignore" } = {},
+  ): Promise<T> {
+    const { force = true, fieldValidation, ...call } = options;
     return this.request<T>("PATCH", path, {
       ...call,
       body,
       contentType: "application/apply-patch+yaml",
-      query: { fieldManager, force },
+      query: { fieldManager, force, ...(fieldValidation === undefined ? {} : { fieldValidation }) },
     });
   }
 

@@ -128,12 +128,17 @@ export class InfrastructureWrites {
     }
   }
 
-  /** Server-side apply with our field manager; the objects are ours, so conflicts are forced. Resolves with the object as stored (`R`: with its status). */
+  /**
+   * Server-side apply with our field manager; the objects are ours, so
+   * conflicts are forced. Strict field validation: a field the served
+   * schema lacks (a provider version without it) fails loudly instead of
+   * being pruned. Resolves with the object as stored (`R`: with its status).
+   */
   async apply<T extends KubeObject, R extends KubeObject = T>(kind: InfraKind, obj: T): Promise<R> {
     const namespace = obj.metadata?.namespace;
     const name = obj.metadata?.name;
     if (name === undefined) throw new Error(`${kind.kind} to apply has no name`);
-    return this.client.apply<R>(kindPath(kind, namespace, name), obj, FIELD_MANAGER);
+    return this.client.apply<R>(kindPath(kind, namespace, name), obj, FIELD_MANAGER, { fieldValidation: "Strict" });
   }
 
   /** Creates `obj` unless it exists; returns what is there. For objects whose content must never change once made (keys). */

@@ -44,7 +44,6 @@ const CLUSTER_INPUT = {
 
 const NODE_POOL_INPUT = {
   ...META,
-  region: "eu-de",
   clusterId: "cluster-uuid",
   keypairName: "otc-keypair",
   flavor: "s3.xlarge.4",
@@ -167,7 +166,6 @@ describe("managed resources", () => {
       runtime: "containerd",
       rootVolume: [{ size: 50, volumetype: "SSD" }],
       dataVolumes: [{ size: 100, volumetype: "SSD" }],
-      region: "eu-de",
     });
   });
 });

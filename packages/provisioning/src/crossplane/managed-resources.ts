@@ -245,10 +245,10 @@ export interface NodePoolForProvider {
   runtime: "containerd";
   rootVolume: { size: number; volumetype: string }[];
   dataVolumes: { size: number; volumetype: string }[];
-  region: string;
 }
 
-export interface NodePoolInput extends ManagedResourceInput, Regional {
+/** No region: the provider's NodePoolV3 has none (the pool lives where its cluster does). */
+export interface NodePoolInput extends ManagedResourceInput {
   /** The CCE cluster id (ClusterV3 `status.atProvider.id`). */
   clusterId: string;
   /** The key pair's name in OTC. */
@@ -273,7 +273,6 @@ export function renderNodePool(input: NodePoolInput): ManagedResource<NodePoolFo
     runtime: "containerd",
     rootVolume: [{ size: NODE_ROOT_VOLUME_GIB, volumetype: VOLUME_TYPE }],
     dataVolumes: [{ size: input.nodeDiskGiB, volumetype: VOLUME_TYPE }],
-    region: input.region,
   });
 }
 

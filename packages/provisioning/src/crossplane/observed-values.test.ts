@@ -24,7 +24,7 @@ describe("observed values", () => {
   });
 
   it.each<[string, ObservedManagedResource, string | undefined]>([
-    ["address", withAtProvider({ address: "1.2.3.4", publicip: [{ ipAddress: "5.6.7.8" }] }), "1.2.3.4"],
+    ["publicip[0].ipAddress, never an address field (the provider has none)", withAtProvider({ address: "1.2.3.4", publicip: [{ ipAddress: "5.6.7.8" }] }), "5.6.7.8"],
     ["publicip[0].ipAddress", withAtProvider({ publicip: [{ ipAddress: "5.6.7.8" }] }), "5.6.7.8"],
     ["a malformed publicip", withAtProvider({ publicip: ["x"] }), undefined],
     ["nothing", withAtProvider({}), undefined],

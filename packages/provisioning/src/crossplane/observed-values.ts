@@ -41,13 +41,11 @@ export function subnetNetworkId(subnet: ObservedManagedResource | undefined): st
   return nonEmpty(subnet?.status?.atProvider?.["networkId"]) ?? observedId(subnet);
 }
 
-/** An EIPV1's public address: `atProvider.address`, else `atProvider.publicip[0].ipAddress`. */
+/** An EIPV1's public address: `atProvider.publicip[0].ipAddress`, the only place the provider reports it. */
 export function eipAddress(eip: ObservedManagedResource | undefined): string | undefined {
-  const atProvider = eip?.status?.atProvider;
-  const publicip = atProvider?.["publicip"];
+  const publicip = eip?.status?.atProvider?.["publicip"];
   const first: unknown = Array.isArray(publicip) ? publicip[0] : undefined;
-  const fromList = typeof first === "object" && first !== null ? (first as Record<string, unknown>)["ipAddress"] : undefined;
-  return nonEmpty(atProvider?.["address"]) ?? nonEmpty(fromList);
+  return nonEmpty(typeof first === "object" && first !== null ? (first as Record<string, unknown>)["ipAddress"] : undefined);
 }
 
 /** `status.atProvider.status`: the OTC status of the external resource. */
