@@ -69,6 +69,15 @@ describe("CCE node pools", () => {
     expect(at(result.body, "message")).toContain(field);
   });
 
+  it("takes the zones of the simulator's region, and random", async () => {
+    await start({ region: "eu-nl" });
+    expect(at((await t.call("POST", pools, { body: nodePoolBody("zoned", { az: "eu-nl-03" }) })).body, "spec.nodeTemplate.az")).toBe("eu-nl-03");
+    expect((await t.call("POST", pools, { body: nodePoolBody("anywhere", { az: "random" }) })).status).toBe(201);
+    const foreign = await t.call("POST", pools, { body: nodePoolBody("foreign", { az: "eu-de-01" }) });
+    expect(foreign.status).toBe(400);
+    expect(at(foreign.body, "message")).toBe("spec.nodeTemplate.az must be random or one of eu-nl-01, eu-nl-02, eu-nl-03");
+  });
+
   it("refuses a pool on a cluster that is not Available yet, and a duplicate name", async () => {
     await start();
     await createPool("workers");

@@ -71,6 +71,10 @@ describe("CCE clusters", () => {
     ["an unknown cluster type", { type: "Kubernetes" }, "spec.type"],
     ["a version without v", { version: "1.31" }, "spec.version"],
     ["a malformed version", { version: "v1.31.x" }, "spec.version"],
+    ["a CCE patch without a Kubernetes patch", { version: "v1.31-r0" }, "spec.version"],
+    ["a version CCE does not offer", { version: "v1.99" }, "spec.version"],
+    ["a patch of a version CCE does not offer", { version: "v1.26.15-r0" }, "spec.version"],
+    ["a master zone of another region", { masters: [{ availabilityZone: "eu-nl-01" }] }, "spec.masters[0].availabilityZone"],
     ["an unknown network mode", { containerNetwork: { mode: "flannel" } }, "spec.containerNetwork.mode"],
     ["a container CIDR overlapping the VPC", { containerNetwork: { mode: "vpc-router", cidr: "10.0.0.0/12" } }, "spec.containerNetwork.cidr"],
     ["three masters on a single-master flavor", { masters: [{ availabilityZone: "eu-de-01" }, { availabilityZone: "eu-de-02" }, { availabilityZone: "eu-de-03" }] }, "spec.masters"],
@@ -79,6 +83,23 @@ describe("CCE clusters", () => {
     expect(result.status).toBe(400);
     expect(result.body).toMatchObject({ kind: "Status", status: "Failure", code: 400, reason: "BadRequest", error_code: "CCE.01400001" });
     expect(at(result.body, "message")).toContain(field);
+  });
+
+  it("names the refused version and the offered ones", async () => {
+    const result = await t.call("POST", CLUSTERS, { body: clusterBody(network, { version: "v1.99" }, "too-new") });
+    expect(at(result.body, "message")).toBe("spec.version v1.99 is not offered; CCE offers v1.25, v1.27, v1.28, v1.29, v1.30, v1.31, v1.32, v1.33");
+  });
+
+  it.each(["v1.30", "v1.30.0", "v1.30.0-r0", "v1.30.14-r12"])("creates a cluster of version %s, echoing it", async (version) => {
+    const result = await t.call("POST", CLUSTERS, { body: clusterBody(network, { version }, `version-${version.replaceAll(".", "-")}`) });
+    expect(result.status).toBe(201);
+    expect(at(result.body, "spec.version")).toBe(version);
+  });
+
+  it("creates the latest offered version when spec.version is omitted", async () => {
+    const result = await t.call("POST", CLUSTERS, { body: clusterBody(network, { version: undefined }, "latest") });
+    expect(result.status).toBe(201);
+    expect(at(result.body, "spec.version")).toBe("v1.33");
   });
 
   it("accepts three masters on an HA flavor", async () => {
@@ -257,6 +278,40 @@ describe("CCE clusters", () => {
       expect(clean.sim.liveObjects()).toEqual({ vpcs: 0, subnets: 1, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
     } finally {
       await clean.sim.close();
+    }
+  });
+});
+
+describe("CCE with its own offered versions and region", () => {
+  it("creates only the versions of the cceVersions option, the last one by default", async () => {
+    const t = await startCceSimulator({ cceVersions: ["v1.28", "v1.29"] });
+    try {
+      const network = await createNetwork(t);
+      const latest = await t.call("POST", CLUSTERS, { body: clusterBody(network, { version: undefined }, "latest") });
+      expect(at(latest.body, "spec.version")).toBe("v1.29");
+      const refused = await t.call("POST", CLUSTERS, { body: clusterBody(network, { version: "v1.31" }, "refused") });
+      expect(refused.status).toBe(400);
+      expect(at(refused.body, "message")).toBe("spec.version v1.31 is not offered; CCE offers v1.28, v1.29");
+    } finally {
+      await t.sim.close();
+    }
+  });
+
+  it.each([[[]], [["v1.30.1"]], [["1.30"]]])("refuses to start with cceVersions %j", async (cceVersions) => {
+    await expect(startCceSimulator({ cceVersions })).rejects.toThrow(/CCE versions must be one or more vX.Y/);
+  });
+
+  it("places masters in the zones of its region only", async () => {
+    const t = await startCceSimulator({ region: "eu-nl" });
+    try {
+      const network = await createNetwork(t);
+      const masters = ["eu-nl-01", "eu-nl-02", "eu-nl-03"].map((availabilityZone) => ({ availabilityZone }));
+      expect((await t.call("POST", CLUSTERS, { body: clusterBody(network, { flavor: "cce.s2.small", masters }, "nl-masters") })).status).toBe(201);
+      const foreign = await t.call("POST", CLUSTERS, { body: clusterBody(network, { masters: [{ availabilityZone: "eu-de-01" }] }, "de-master") });
+      expect(foreign.status).toBe(400);
+      expect(at(foreign.body, "message")).toBe("spec.masters[0].availabilityZone must be one of eu-nl-01, eu-nl-02, eu-nl-03");
+    } finally {
+      await t.sim.close();
     }
   });
 });

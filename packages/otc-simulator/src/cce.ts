@@ -5,12 +5,13 @@
  * delete). Bodies are Kubernetes-style (`kind`, `apiVersion`, `metadata`,
  * `spec`, `status`), errors Kubernetes `Status` objects.
  *
- * Creation checks what CCE checks: a known cluster flavor and version
- * format, a VPC of the project, and a `hostNetwork.subnet` that is the
- * *network* id of one of that VPC's subnets (a Neutron subnet id is the
- * classic mistake and answers 400 naming the id CCE wants); a node pool
- * needs an Available cluster, a catalogue flavor, a zone of the region or
- * `random`, and an existing key pair. How phases move is in cce-model.ts.
+ * Creation checks what CCE checks: a known cluster flavor, a version CCE
+ * offers, master zones of the region, a VPC of the project, and a
+ * `hostNetwork.subnet` that is the *network* id of one of that VPC's
+ * subnets (a Neutron subnet id is the classic mistake and answers 400
+ * naming the id CCE wants); a node pool needs an Available cluster, a
+ * catalogue flavor, a zone of the region or `random`, and an existing key
+ * pair. How phases move is in cce-model.ts.
  */
 import { Fields, json, type ApiRequest, type ApiResponse } from "./api.js";
 import {
@@ -36,9 +37,8 @@ import { issueClientCertificate } from "./workload-certificates.js";
 const CODE = "CCE.01400001";
 /** `cce.s1.*` have one master, `cce.s2.*` three (reference §3.1). */
 const CLUSTER_FLAVORS = ["cce.s1.small", "cce.s1.medium", "cce.s2.small", "cce.s2.medium", "cce.s2.large", "cce.s2.xlarge"];
-const VERSION = /^v\d+\.\d+(\.\d+)?(-r\d+)?$/;
-/** What CCE creates when `spec.version` is omitted. */
-const LATEST_VERSION = "v1.33";
+/** `vX.Y[.Z[-rN]]`: CCE creates the offered `vX.Y` (the first group) whatever the patch and `-rN`. */
+const VERSION = /^(v\d+\.\d+)(\.\d+(-r\d+)?)?$/;
 const CLUSTER_NAME = /^[a-z][a-z0-9-]{2,126}[a-z0-9]$/;
 const NODE_POOL_NAME = /^[a-z]([a-z0-9-]{0,48}[a-z0-9])?$/;
 const VOLUME_TYPES = ["SATA", "SAS", "SSD", "GPSSD", "ESSD"];
@@ -89,8 +89,7 @@ function create(state: SimulatorState, projectId: string, body: unknown): CceClu
   const spec = fields.requiredObject("spec");
   const flavor = spec.enumValue("flavor", CLUSTER_FLAVORS);
   const type = spec.enumValue("type", ["VirtualMachine", "BareMetal"]);
-  const version = spec.optionalString("version") ?? LATEST_VERSION;
-  if (!VERSION.test(version)) throw spec.invalid("version", `${version} is not of the form vX.Y, vX.Y.Z or vX.Y.Z-rN`);
+  const version = clusterVersion(state, spec);
 
   const hostNetwork = spec.requiredObject("hostNetwork");
   const vpcId = hostNetwork.string("vpc");
@@ -139,6 +138,21 @@ function create(state: SimulatorState, projectId: string, body: unknown): CceClu
     masterZones,
   };
   return createCluster(state, projectId, name, clusterSpec, state.allocateAddress(subnet));
+}
+
+/**
+ * The requested version as sent, or the latest offered one when omitted.
+ * Whether CCE answers a patch request (`v1.30.0-r0`) with that or its
+ * baseline (`v1.30`) is not documented either way, so it is echoed.
+ */
+function clusterVersion(state: SimulatorState, spec: Fields): string {
+  const offered = state.settings.cceVersions;
+  // The state refuses an empty table, so there is a last version.
+  const version: string = spec.optionalString("version") ?? (offered.at(-1) as string);
+  const baseline = VERSION.exec(version)?.[1];
+  if (baseline === undefined) throw spec.invalid("version", `${version} is not of the form vX.Y, vX.Y.Z or vX.Y.Z-rN`);
+  if (!offered.includes(baseline)) throw spec.invalid("version", `${version} is not offered; CCE offers ${offered.join(", ")}`);
+  return version;
 }
 
 /** `delete_evs`, `delete_net`, … take `true`, `try` or `false`; the simulated cluster owns none of those resources. */

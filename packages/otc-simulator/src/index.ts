@@ -10,7 +10,8 @@
  * carry a valid AK/SK signature (checked with `@edgeconnect/otc`'s signer)
  * or a live IAM token of the path's project. It keeps state, applies OTC's
  * status transitions (PENDING_CREATE → ACTIVE, 409 while an LB is busy, an
- * EIP binds once, Neutron subnet ids for ELB and network ids for CCE, CCE
+ * EIP binds once, Neutron subnet ids for ELB and network ids for CCE, only
+ * the cluster versions CCE offers (`DEFAULT_CCE_VERSIONS`), CCE
  * Creating → Available, node pools Synchronizing → "" or SoldOut by the
  * configured flavor capacity per zone), and can inject faults.
  *
@@ -30,6 +31,7 @@ export {
 export { Faults, type FaultPhase, type RequestLogEntry, type RequestMatch } from "./faults.js";
 export { MAX_CLOCK_SKEW_MS } from "./signature-check.js";
 export {
+  DEFAULT_CCE_VERSIONS,
   DEFAULT_FLAVORS,
   Eip,
   LoadBalancer,

@@ -69,6 +69,11 @@ export interface OtcSimulatorOptions {
   /** The ECS flavors node pools may use; default `DEFAULT_FLAVORS`. */
   readonly flavors?: readonly string[];
   /**
+   * The CCE cluster versions (`vX.Y`, oldest first) clusters may be created
+   * with; an omitted `spec.version` gets the last. Default `DEFAULT_CCE_VERSIONS`.
+   */
+  readonly cceVersions?: readonly string[];
+  /**
    * flavor → zone → the most servers of that flavor the zone holds; a flavor
    * not listed is unlimited, a listed flavor holds none in zones it omits.
    */
@@ -108,6 +113,7 @@ export async function startOtcSimulator(options: OtcSimulatorOptions): Promise<O
     users: options.users,
     tokenTtlMs: options.tokenTtlMs,
     flavors: options.flavors,
+    cceVersions: options.cceVersions,
     cceClusterCreateMs: options.cceClusterCreateMs,
     cceClusterDeleteMs: options.cceClusterDeleteMs,
     nodePoolSyncMs: options.nodePoolSyncMs,

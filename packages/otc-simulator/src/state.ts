@@ -218,6 +218,8 @@ export interface CloudSettings {
   readonly tokenTtlMs: number;
   /** ECS flavors node pools may use. */
   readonly flavors: readonly string[];
+  /** The Kubernetes versions CCE creates clusters of, `vX.Y`, oldest first: the last is what an omitted `spec.version` gets. */
+  readonly cceVersions: readonly string[];
   readonly cceClusterCreateMs: number;
   readonly cceClusterDeleteMs: number;
   /** How long a node pool synchronises (create, scale, retry while SoldOut, delete). */
@@ -248,6 +250,12 @@ export const DEFAULT_FLAVORS: readonly string[] = [
   "p2s.2xlarge.8",
   "g6.xlarge.4",
 ];
+
+/**
+ * The cluster versions OTC's CCE release notes list (reference §3.2). The
+ * console offers only the newest three; the API still creates the others.
+ */
+export const DEFAULT_CCE_VERSIONS: readonly string[] = ["v1.25", "v1.27", "v1.28", "v1.29", "v1.30", "v1.31", "v1.32", "v1.33"];
 
 export type LiveObjects = Readonly<Record<"vpcs" | "subnets" | "eips" | "keypairs" | "cceClusters" | "nodePools" | "servers", number>>;
 
@@ -458,11 +466,17 @@ export class SimulatorState {
     settings: Partial<CloudSettings> = {},
   ) {
     if (projects.length === 0) throw new Error("the OTC simulator needs at least one project");
+    const cceVersions = settings.cceVersions ?? DEFAULT_CCE_VERSIONS;
+    // The create route matches a request's `vX.Y` against these and defaults to the last one.
+    if (cceVersions.length === 0 || !cceVersions.every((version) => /^v\d+\.\d+$/.test(version))) {
+      throw new Error(`the OTC simulator's CCE versions must be one or more vX.Y, got ${JSON.stringify(cceVersions)}`);
+    }
     this.projects = projects;
     this.settings = {
       users: settings.users ?? [],
       tokenTtlMs: settings.tokenTtlMs ?? 24 * 60 * 60 * 1000,
       flavors: settings.flavors ?? DEFAULT_FLAVORS,
+      cceVersions,
       cceClusterCreateMs: settings.cceClusterCreateMs ?? 200,
       cceClusterDeleteMs: settings.cceClusterDeleteMs ?? 200,
       nodePoolSyncMs: settings.nodePoolSyncMs ?? 200,
