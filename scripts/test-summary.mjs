@@ -5,9 +5,12 @@
 // The e2e credential guard's report, when named, counts as one more test: it
 // fails when it found a credential, could not run, or is missing (then the
 // e2e project's teardown never ran the guard).
+// `go test -json` output, when named, adds each Go test and subtest; a
+// package that failed to build, or a non-zero `go test` status with no
+// failed test, counts as one failure.
 import { existsSync, readFileSync } from "node:fs";
 
-const [report, jestStatus = "0", guardReport] = process.argv.slice(2);
+const [report, jestStatus = "0", guardReport, goReport, goStatus = "0"] = process.argv.slice(2);
 if (!report || !existsSync(report)) {
   console.log("0 passed, 1 failed");
   process.exit(1);
@@ -17,11 +20,25 @@ const brokenSuites = result.testResults.filter(
   (suite) => suite.status === "failed" && suite.assertionResults.every((test) => test.status !== "failed"),
 ).length;
 const guardPassed = guardReport === undefined ? undefined : credentialGuardPassed(guardReport);
-const passed = result.numPassedTests + (guardPassed === true ? 1 : 0);
-const failed = result.numFailedTests + brokenSuites + (guardPassed === false ? 1 : 0);
+const go = goReport === undefined ? { passed: 0, failed: 0 } : goResults(goReport, Number(goStatus));
+const passed = result.numPassedTests + (guardPassed === true ? 1 : 0) + go.passed;
+const failed = result.numFailedTests + brokenSuites + (guardPassed === false ? 1 : 0) + go.failed;
 const skipped = result.numPendingTests + result.numTodoTests;
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || Number(jestStatus) !== 0 ? 1 : 0);
+
+function goResults(path, status) {
+  const events = existsSync(path)
+    ? readFileSync(path, "utf8")
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line))
+    : [];
+  const count = (action) => events.filter((event) => event.Test !== undefined && event.Action === action).length;
+  const passed = count("pass");
+  const failed = count("fail");
+  return { passed, failed: failed === 0 && status !== 0 ? 1 : failed };
+}
 
 function credentialGuardPassed(path) {
   if (!existsSync(path)) {

@@ -33,4 +33,11 @@ node --experimental-vm-modules node_modules/jest/bin/jest.js --ci --json --outpu
 jest_status=$?
 set -e
 echo "tests took $(elapsed "$started")" >&2
-node scripts/test-summary.mjs "$report" "$jest_status" "$guard_report"
+
+step "running the Go tests of the Crossplane OTC provider simulator"
+go_report=.cache/reports/go-test.jsonl
+set +e
+(cd scripts/binaries/crossplane-otc-simulator && go test -mod=readonly -json ./...) > "$go_report"
+go_status=$?
+set -e
+node scripts/test-summary.mjs "$report" "$jest_status" "$guard_report" "$go_report" "$go_status"
