@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/yaml"
 
 	xpcontroller "github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
@@ -53,7 +52,6 @@ type flags struct {
 	metricsAddress   string
 	probeAddress     string
 	installCRDs      bool
-	printCRDs        bool
 	debug            bool
 }
 
@@ -71,7 +69,6 @@ func parseFlags(args []string) (flags, error) {
 	set.StringVar(&f.metricsAddress, "metrics-bind-address", "0", "metrics address; 0 turns it off")
 	set.StringVar(&f.probeAddress, "health-probe-bind-address", "0", "/healthz and /readyz address; 0 turns it off")
 	set.BoolVar(&f.installCRDs, "install-crds", false, "apply the provider's CRDs before starting, as Crossplane's package manager would")
-	set.BoolVar(&f.printCRDs, "print-crds", false, "print the provider's CRDs as a YAML stream and exit")
 	set.BoolVar(&f.debug, "debug", false, "debug logging")
 	if err := set.Parse(args); err != nil {
 		return f, err
@@ -105,10 +102,6 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	if f.printCRDs {
-		return printCRDs(definitions)
-	}
-
 	zl := zap.New(zap.UseDevMode(f.debug))
 	ctrl.SetLogger(zl)
 	log := logging.NewLogrLogger(zl.WithName("provider-opentelekomcloud"))
@@ -188,15 +181,4 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		return rest.InClusterConfig()
 	}
 	return clientcmd.BuildConfigFromFlags("", kubeconfig)
-}
-
-func printCRDs(definitions []*apiextensionsv1.CustomResourceDefinition) error {
-	for _, crd := range definitions {
-		data, err := yaml.Marshal(crd)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("---\n%s", data)
-	}
-	return nil
 }
