@@ -1,6 +1,8 @@
 # Sourced by test.sh and demo.sh: brings everything a fresh machine lacks.
-# Needs Node >= 20.19 and, unless KCP_BIN / KUBE_APISERVER_BIN / ETCD_BIN /
-# HELM_BIN or a cached build are there, Go (to build them from the module proxy).
+# Needs Node >= 20.19 and, unless KCP_BIN / KUBE_APISERVER_BIN /
+# KUBE_CONTROLLER_MANAGER_BIN / ETCD_BIN / HELM_BIN (and the Cluster API
+# managers' variables) or cached builds are there, Go (to build them from the
+# module proxy).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +29,6 @@ step "installing dependencies (pnpm $PNPM_VERSION)"
 "${PNPM[@]}" install --frozen-lockfile --reporter=append-only >&2
 step "building (tsc -b)"
 "${PNPM[@]}" run --silent build >&2
-step "providing kcp, kube-apiserver, etcd, helm and the Cluster API managers"
+step "providing kcp, kube-apiserver, kube-controller-manager, etcd, helm and the Cluster API managers"
 "${PNPM[@]}" run --silent binaries >&2
 echo "setup took $(elapsed "$started")" >&2

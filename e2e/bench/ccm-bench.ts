@@ -50,7 +50,7 @@ import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import { OtcClient, type Credentials } from "@edgeconnect/otc";
 import { startOtcSimulator, type OtcSimulator, type RequestLogEntry } from "@edgeconnect/otc-simulator";
 import { createLogger, EventRecorder, Reflector, RuntimeMetrics, Store, type Controller, type DeepReadonly, type EventClient } from "@edgeconnect/runtime";
-import { KubeApiServer, Reaper, REPO_ROOT, resolveBinary } from "@edgeconnect/testenv";
+import { KubeApiServer, Reaper, REPO_ROOT, resolveBinary, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
 import { parseCcmFlags, type CcmBenchFlags } from "./ccm-flags.js";
 import {
   latencyFigures,
@@ -380,8 +380,9 @@ async function main(teardown: Teardown): Promise<void> {
   // Setup: kube-apiserver, simulator, nodes.
   const reaper = Reaper.start();
   teardown.add("stop the reaper", () => reaper.close());
-  const [apiserverBinary, etcdBinary] = await Promise.all([resolveBinary("kube-apiserver", { log }), resolveBinary("etcd", { log })]);
-  const cluster = await KubeApiServer.start({ kubeApiServerBinary: apiserverBinary.path, etcdBinary: etcdBinary.path, reaper });
+  const cluster = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries({ log })), reaper });
+  // Resolved above already: this only reads its version, for the report.
+  const apiserverBinary = await resolveBinary("kube-apiserver", { build: false });
   teardown.add("stop kube-apiserver", () => cluster.stop());
   const kube = cluster.adminClient();
   teardown.add("close Kubernetes connections", () => kube.close());

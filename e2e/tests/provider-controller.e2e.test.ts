@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { KubernetesCluster, ProviderConfig } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
 import { fingerprint, HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, Reaper, type Workspace } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, Reaper, waitUntilGone, type Workspace } from "@edgeconnect/testenv";
 
 const { state } = connectFromEnv();
 const ownCluster = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra);
@@ -31,6 +31,7 @@ interface Order {
   readonly name?: string;
   readonly namespace?: string;
   readonly credentials?: string;
+  readonly providerConfigName?: string;
   readonly capabilities?: { vCPUCount: number; memorySize: string; gpuModelName?: string };
   readonly spec?: Partial<NonNullable<KubernetesCluster["spec"]>>;
   /** Leave the Secret out. */
@@ -182,18 +183,20 @@ describeInfra("provider-controller", () => {
     expect(first("cluster")).toBeLessThan(first("subnet"));
     expect(first("subnet")).toBeLessThan(first("vpc"));
     await expect(ws.client.get(`/api/v1/namespaces/default/secrets/my-cluster-kubeconfig`)).rejects.toMatchObject({ status: 404 });
-    const after = await infraNamespace(ws);
-    expect(after === undefined || after.metadata?.deletionTimestamp !== undefined).toBe(true);
+    // kube-controller-manager's namespace controller empties and removes it (no sooner than 5 s after the delete).
+    await waitUntilGone(platform.infra, `/api/v1/namespaces/${tenantNamespace(ws)}`, { timeoutMs: 60_000, description: "the tenant's namespace on the infrastructure cluster gone" });
   });
 
-  it("keeps two tenants with the same namespace and name apart", async () => {
+  it("keeps two tenants with the seed's names apart: one deletes its cluster and orders again while the other keeps its own", async () => {
     const a = await tenant("twin-a");
     const b = await tenant("twin-b");
-    // One tenant in each credentials format of the seed: password lines and AK/SK JSON.
-    await Promise.all([order(a.ws, a.account), order(b.ws, b.account, { credentials: platform.accessKeyCredentials(b.account) })]);
+    // The seed's example names (default/my-cluster, ProviderConfig my-provider) in both, and one
+    // tenant in each credentials format of the seed: password lines and AK/SK JSON.
+    const seedNames = { providerConfigName: "my-provider" };
+    await Promise.all([order(a.ws, a.account, seedNames), order(b.ws, b.account, { ...seedNames, credentials: platform.accessKeyCredentials(b.account) })]);
     const [readyA, readyB] = await Promise.all([ready(a.ws), ready(b.ws)]);
     expect(readyA.status?.clusterID).not.toBe(readyB.status?.clusterID);
-    const pcB = await b.ws.client.get<ProviderConfig & KubeObject>(`${API}/namespaces/default/providerconfigs/otc`);
+    const pcB = await b.ws.client.get<ProviderConfig & KubeObject>(`${API}/namespaces/default/providerconfigs/my-provider`);
     expect(pcB.status?.authMode).toBe("AccessKey");
     expect(tenantNamespace(a.ws)).not.toBe(tenantNamespace(b.ws));
     expect(live(a.account).cceClusters).toBe(1);
@@ -207,8 +210,14 @@ describeInfra("provider-controller", () => {
     expect(live(b.account)).toMatchObject({ cceClusters: 1, nodePools: 1, servers: 2 });
     const stillB = await b.ws.client.get<Cluster>(clusterPath("default", "my-cluster"));
     expect(stillB.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
-    await b.ws.client.delete(clusterPath("default", "my-cluster"));
-    await gone(b.ws, clusterPath("default", "my-cluster"));
+    // Crossplane's ProviderConfig controller counts usages by name across namespaces: had both
+    // tenants' ProviderConfigs one name, B's cluster would hold A's in use and A's namespace would
+    // hang in Terminating, refusing A's next order.
+    await waitUntilGone(platform.infra, `/api/v1/namespaces/${tenantNamespace(a.ws)}`, { timeoutMs: 60_000, description: "tenant A's namespace on the infrastructure cluster gone" });
+    await order(a.ws, a.account, seedNames);
+    await ready(a.ws);
+    for (const twin of [a, b]) await twin.ws.client.delete(clusterPath("default", "my-cluster"));
+    await Promise.all([a, b].map((twin) => gone(twin.ws, clusterPath("default", "my-cluster"))));
   });
 
   it("moves a matched node pool to the next flavor when its flavor is sold out, and tells the tenant when a pinned one is", async () => {

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import type { OtcSimulator } from "@edgeconnect/otc-simulator";
-import { connectFromEnv, eventually, holds, keepE2eLog, KubeApiServer, Reaper, resolveBinary } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, holds, keepE2eLog, KubeApiServer, Reaper, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -111,8 +111,7 @@ describeInfra("otc-cloud-controller-manager process", () => {
 
   beforeAll(async () => {
     reaper = Reaper.start();
-    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
-    cluster = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
+    cluster = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper });
     kube = cluster.adminClient();
     cloud = await startSimulatedCloud({ transitionDelayMs: 20 });
     sim = cloud.sim;

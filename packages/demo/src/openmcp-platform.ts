@@ -1,7 +1,8 @@
 /**
  * The Cluster API cluster provider on this machine, as openMCP would run
  * it, for its demo and e2e suite. Everything real that builds here:
- * - a platform cluster (kube-apiserver + etcd) with openMCP's CRDs;
+ * - a platform cluster (kube-apiserver, kube-controller-manager, etcd) with
+ *   openMCP's CRDs;
  * - Cluster API core, the kubeadm bootstrap and control-plane providers, the
  *   in-memory development provider (CAPD) and the Cluster API Operator, as
  *   processes (ClusterApiStack);
@@ -9,13 +10,11 @@
  *   ClusterProvider Job and Deployment run it;
  * - a second kube-apiserver to stand in as a workload cluster where a test
  *   needs real ServiceAccount tokens.
- * Stand-ins, because no kubelet or kube-controller-manager runs here: the
- * Deployments the operator installs are marked Available while the stack's
- * process playing them is healthy (DeploymentStandIn); the workload cluster's
- * aggregated ClusterRoles (`view`, …) get their rules once at start
- * (aggregateClusterRoles); and openMCP's own
- * operator (its scheduler and generic AccessRequest controller, whose module
- * is not served here) is played by `requestAccess`.
+ * Stand-ins, because no kubelet runs here: the Pods of the Deployments the
+ * operator installs are marked Ready while the stack's process playing them
+ * is healthy (DeploymentStandIn), so those Deployments become Available; and
+ * openMCP's own operator (its scheduler and generic AccessRequest
+ * controller, whose module is not served here) is played by `requestAccess`.
  *
  * Air-gapped as a platform without GitHub access would be: the operator's
  * manifest is a file, and every provider's components come from ConfigMaps
@@ -26,7 +25,6 @@ import { join } from "node:path";
 import { ACCESS_REQUEST, collectionPath, OPENMCP_CLUSTER, objectPath, PROVIDER_CONFIG } from "@edgeconnect/capi-provider-api";
 import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import {
-  aggregateClusterRoles,
   applyManifests,
   ClusterApiStack,
   CLUSTER_API_PROVIDERS,
@@ -41,7 +39,7 @@ import {
   parseManifests,
   providerComponents,
   REPO_ROOT,
-  resolveBinary,
+  resolveControlPlaneBinaries,
   ServerProcess,
   type ClusterApiProvider,
   type Reaper,
@@ -103,17 +101,11 @@ export class OpenMcpPlatform {
   static async start(options: OpenMcpPlatformOptions): Promise<OpenMcpPlatform> {
     const log = options.log ?? (() => undefined);
     mkdirSync(options.dir, { recursive: true });
-    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
+    const binaries = await resolveControlPlaneBinaries();
     const server = (dir: string): Promise<KubeApiServer> =>
-      KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, dir: join(options.dir, dir), ...(options.reaper ? { reaper: options.reaper } : {}) });
-    log("starting the platform cluster and a workload cluster (kube-apiserver + etcd each)");
+      KubeApiServer.start({ ...binaries, dir: join(options.dir, dir), ...(options.reaper ? { reaper: options.reaper } : {}) });
+    log("starting the platform cluster and a workload cluster (kube-apiserver, kube-controller-manager and etcd each)");
     const [platform, workload] = await Promise.all([server("platform"), server("workload")]);
-    const workloadAdmin = workload.adminClient();
-    try {
-      await aggregateClusterRoles(workloadAdmin);
-    } finally {
-      workloadAdmin.close();
-    }
     const client = platform.adminClient();
     await installOpenMcpCrds(client);
     log("starting Cluster API (core, kubeadm bootstrap and control plane, in-memory provider) and the Cluster API Operator");

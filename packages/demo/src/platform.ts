@@ -24,20 +24,20 @@ import {
   PROVIDER_MACHINE_FLAVOR_RESOURCE,
   type KubernetesCluster,
 } from "@edgeconnect/api";
-import { CRD_FIELD_MANAGER, crdObjects } from "@edgeconnect/crossplane-otc-simulator";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { createCertificateAuthority, startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "@edgeconnect/otc-simulator";
 import {
-  applyCrds,
   applyManifests,
   parseManifests,
   createWorkspace,
+  CrossplaneOtcSimulator,
   E2E_LOG_DIR_ENV_VAR,
   eventually,
   KubeApiServer,
   readKubeconfig,
   REPO_ROOT,
   resolveBinary,
+  resolveControlPlaneBinaries,
   ServerProcess,
   writeKubeconfig,
   type ExitStatus,
@@ -48,7 +48,6 @@ import {
 export const TENANT_WORKSPACE_TYPE = "edgeconnect-tenant";
 const APIEXPORT_DIR = join(REPO_ROOT, "apiexports", "platform.edgeconnect.eu");
 const CONTROLLER_MAIN = join(REPO_ROOT, "packages", "provider-controller", "dist", "main.js");
-const CROSSPLANE_MAIN = join(REPO_ROOT, "packages", "crossplane-otc-simulator", "dist", "main.js");
 
 /** A catalogue like a platform team would register for OTC eu-de. */
 export const DEMO_FLAVORS: readonly { name: string; flavor: string; vCPUCount: number; memorySize: string; gpuModelName?: string; zones?: string[]; available?: boolean }[] = [
@@ -102,7 +101,7 @@ export interface TenantCredentials {
 
 export class Platform {
   private controllerRuns = 0;
-  private crossplane: ServerProcess | undefined;
+  private crossplane: CrossplaneOtcSimulator | undefined;
   private controller: ServerProcess | undefined;
 
   private constructor(
@@ -123,11 +122,10 @@ export class Platform {
     const started: (() => Promise<void>)[] = [];
     try {
       const clientCa = createCertificateAuthority("edgeconnect-simulated-cce");
-      const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
-      log("starting the workload cluster (kube-apiserver + etcd) behind simulated CCE");
+      const binaries = await resolveControlPlaneBinaries();
+      log("starting the workload cluster (kube-apiserver, kube-controller-manager, etcd) behind simulated CCE");
       const workload = await KubeApiServer.start({
-        kubeApiServerBinary: kubeApiServer.path,
-        etcdBinary: etcd.path,
+        ...binaries,
         clientCaPem: clientCa.certPem,
         ...(options.reaper ? { reaper: options.reaper } : {}),
       });
@@ -146,7 +144,6 @@ export class Platform {
       started.push(() => otc.close());
       log(`OTC simulator on ${otc.url}`);
 
-      await applyCrds(infra, crdObjects(), { fieldManager: CRD_FIELD_MANAGER, timeoutMs: 60_000 });
       const providerName = options.providerWorkspace ?? "edgeconnect";
       const provider = await createWorkspace(kcp, providerName);
       await installPlatformApi(provider);
@@ -160,12 +157,14 @@ export class Platform {
       log(`provider workspace ${provider.path}: APIExport, WorkspaceType ${TENANT_WORKSPACE_TYPE} and ${DEMO_FLAVORS.length} flavors installed`);
 
       const platform = new Platform(options, accounts, kcp, infra, provider, providerKubeconfig, workload, otc);
-      platform.crossplane = platform.launch("crossplane-otc-simulator", CROSSPLANE_MAIN, [
-        `--kubeconfig=${options.infraKubeconfig}`,
-        `--poll-interval=${options.pollInterval ?? "500ms"}`,
-        "--metrics-bind-address=0",
-        "--health-probe-bind-address=0",
-      ]);
+      platform.crossplane = await CrossplaneOtcSimulator.start({
+        binary: (await resolveBinary("crossplane-otc-simulator")).path,
+        kubeconfig: options.infraKubeconfig,
+        logFile: platform.logFile("crossplane-otc-simulator"),
+        poll: options.pollInterval ?? "500ms",
+        ...(options.reaper ? { reaper: options.reaper } : {}),
+      });
+      started.push(() => platform.crossplane?.stop() ?? Promise.resolve());
       platform.controller = platform.startController();
       log("Crossplane OTC provider simulator and provider-controller running");
       return platform;
@@ -278,17 +277,22 @@ export class Platform {
     );
   }
 
-  /** A node process whose output goes where the e2e credential guard reads it, or into the platform's directory. */
+  /** A node process whose output goes where the e2e credential guard reads it. */
   private launch(name: string, main: string, args: readonly string[], nodeArgs: readonly string[] = []): ServerProcess {
-    const logDir = process.env[E2E_LOG_DIR_ENV_VAR] ?? this.options.dir;
-    const suffix = this.options.runId === undefined ? "" : `-${this.options.runId}`;
     return ServerProcess.start({
       name,
       command: process.execPath,
       args: [...nodeArgs, main, ...args],
-      logFile: join(logDir, `${name}${suffix}.log`),
+      logFile: this.logFile(name),
       ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
     });
+  }
+
+  /** Where the e2e credential guard reads a process's output, or the platform's directory. */
+  private logFile(name: string): string {
+    const logDir = process.env[E2E_LOG_DIR_ENV_VAR] ?? this.options.dir;
+    const suffix = this.options.runId === undefined ? "" : `-${this.options.runId}`;
+    return join(logDir, `${name}${suffix}.log`);
   }
 }
 
@@ -297,25 +301,28 @@ export interface ClusterOrder {
   readonly name?: string;
   /** The Secret's credentials file; undefined: no Secret is written. */
   readonly credentials: string | undefined;
+  /** The tenant's ProviderConfig; default `otc`. */
+  readonly providerConfigName?: string;
   readonly capabilities?: { readonly vCPUCount: number; readonly memorySize: string; readonly gpuModelName?: string };
   readonly spec?: Partial<NonNullable<KubernetesCluster["spec"]>>;
 }
 
 /**
  * What a tenant applies to order a cluster, as the seed's demo flow does:
- * Secret `otc-credentials`, ProviderConfig `otc`, MachineCapabilities
+ * Secret `otc-credentials`, ProviderConfig `otc` (or the one named), MachineCapabilities
  * `workers` and the KubernetesCluster (default `my-cluster` with 2 nodes of
  * 100Gi disk, Kubernetes v1.31, workers in any zone).
  */
 export async function orderCluster(client: RestClient, order: ClusterOrder): Promise<KubernetesCluster & KubeObject> {
   const namespace = order.namespace ?? "default";
   const manager = "edgeconnect-demo";
+  const providerConfig = order.providerConfigName ?? "otc";
   if (order.credentials !== undefined) {
     await client.apply(`/api/v1/namespaces/${namespace}/secrets/otc-credentials`, { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials: order.credentials } }, manager);
   }
   await client.apply(
-    objectPath(PROVIDER_CONFIG_RESOURCE, namespace, "otc"),
-    { apiVersion: PLATFORM_API_VERSION, kind: "ProviderConfig", metadata: { name: "otc" }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials", key: "credentials" } } } },
+    objectPath(PROVIDER_CONFIG_RESOURCE, namespace, providerConfig),
+    { apiVersion: PLATFORM_API_VERSION, kind: "ProviderConfig", metadata: { name: providerConfig }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials", key: "credentials" } } } },
     manager,
   );
   await client.apply(
@@ -334,7 +341,7 @@ export async function orderCluster(client: RestClient, order: ClusterOrder): Pro
         machineCapabilitiesRef: { name: "workers" },
         nodeCount: 2,
         nodeDiskSize: "100Gi",
-        providerRef: { type: "OTC", configRef: { name: "otc" } },
+        providerRef: { type: "OTC", configRef: { name: providerConfig } },
         kubernetes: { version: "v1.31" },
         nodeAvailableZone: "random",
         ...order.spec,

@@ -29,13 +29,15 @@ const run = promisify(execFile);
 export type BinaryName =
   | "kcp"
   | "kube-apiserver"
+  | "kube-controller-manager"
   | "etcd"
   | "helm"
   | "capi-core"
   | "capi-kubeadm-bootstrap"
   | "capi-kubeadm-control-plane"
   | "capi-dev"
-  | "capi-operator";
+  | "capi-operator"
+  | "crossplane-otc-simulator";
 
 export interface BinarySpec {
   readonly name: BinaryName;
@@ -170,6 +172,17 @@ export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
     matchesVersion: (output, pinned) => new RegExp(`\\b${escape(pinned.version)}\\b`).test(output),
     ldflags: (pinned) => kubeVersionFlags(pinned.version, pinned.version),
   },
+  // Same module as kube-apiserver, so the same wrapper (go.mod, go.sum) builds it.
+  "kube-controller-manager": {
+    name: "kube-controller-manager",
+    envVar: "KUBE_CONTROLLER_MANAGER_BIN",
+    module: "k8s.io/kubernetes",
+    wrapper: "kube-apiserver",
+    mainPackage: "k8s.io/kubernetes/cmd/kube-controller-manager",
+    versionArgs: ["--version"],
+    matchesVersion: (output, pinned) => new RegExp(`\\b${escape(pinned.version)}\\b`).test(output),
+    ldflags: (pinned) => kubeVersionFlags(pinned.version, pinned.version),
+  },
   etcd: {
     name: "etcd",
     envVar: "ETCD_BIN",
@@ -234,6 +247,20 @@ export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
     "sigs.k8s.io/cluster-api-operator/cmd",
     clusterApiFlags("sigs.k8s.io/cluster-api-operator/version", false),
   ),
+  // Our own test support, not an upstream binary: its wrapper folder holds
+  // the simulator's source, pinned to the crossplane-runtime the real
+  // provider pins. It has no version flag, so only the environment variable
+  // and the cache (keyed by a hash of the source) are trusted.
+  "crossplane-otc-simulator": {
+    name: "crossplane-otc-simulator",
+    envVar: "CROSSPLANE_OTC_SIMULATOR_BIN",
+    module: "github.com/crossplane/crossplane-runtime/v2",
+    mainPackage: ".",
+    onPath: false,
+    versionArgs: [],
+    matchesVersion: () => false,
+    ldflags: () => "",
+  },
 };
 
 function escape(text: string): string {

@@ -15,13 +15,13 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyManifests, parseManifests } from "./apply.js";
-import { moduleSource, resolveBinary } from "./binaries.js";
+import { moduleSource } from "./binaries.js";
 import { fetchConfigMap } from "./cluster-api-components.js";
 import { ClusterApiStack } from "./cluster-api.js";
 import { DeploymentStandIn } from "./deployment-stand-in.js";
 import { connectFromEnv } from "./environment.js";
 import { eventually, holds } from "./eventually.js";
-import { KubeApiServer } from "./kube-apiserver.js";
+import { KubeApiServer, resolveControlPlaneBinaries } from "./kube-apiserver.js";
 import { installOpenMcpCrds } from "./openmcp-crds.js";
 import { Reaper } from "./reaper.js";
 
@@ -65,8 +65,7 @@ describeInfra("Cluster API stack (core, kubeadm bootstrap and control plane, in-
 
   beforeAll(async () => {
     reaper = Reaper.start();
-    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
-    cluster = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
+    cluster = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper });
     kube = cluster.adminClient();
     // A cold build of the four managers takes about 5 minutes on two cores (see scripts/binaries/README.md).
     stack = await ClusterApiStack.start({ kubeApiServer: cluster, reaper, resolve: { log: (message) => console.error(message) } });
@@ -150,8 +149,7 @@ describeInfra("Cluster API Operator (core provider from a ConfigMap)", () => {
 
   beforeAll(async () => {
     reaper = Reaper.start();
-    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
-    cluster = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
+    cluster = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper });
     kube = cluster.adminClient();
     const started = Date.now();
     stack = await ClusterApiStack.start({ kubeApiServer: cluster, reaper, providers: ["core", "operator"], resolve: { log: (message) => console.error(message) } });

@@ -1,13 +1,18 @@
 /**
- * A stand-in for the Deployment controller and the kubelet, which this test
- * environment lacks: Deployments are stored but no pod ever runs, so their
- * status stays empty and whatever waits for them to be available waits
- * forever. For Deployments whose pods are played by a process of the test
- * (a Cluster API manager of `ClusterApiStack`, say), the stand-in writes the
- * status the Deployment controller writes after a healthy rollout while that
- * process is healthy.
+ * A stand-in for the kubelet of chosen Deployments. The test environment
+ * runs kube-controller-manager, so the Deployment controller makes a
+ * ReplicaSet and the ReplicaSet controller its Pods; but no scheduler or
+ * kubelet runs here, so those Pods stay Pending and nothing ever becomes
+ * Available, and whatever waits for that waits forever. Writing a
+ * Deployment's status directly no longer works: its controller overwrites
+ * it at once with what the Pods say. For Deployments whose pods are played
+ * by a process of the test (a Cluster API manager of `ClusterApiStack`, say),
+ * the stand-in marks their Pods Running and Ready while that process is
+ * healthy, as a kubelet does once the containers pass their readiness
+ * probes; the real controllers then report the rollout (ready and available
+ * replicas, the Available and Progressing conditions).
  *
- * An unhealthy process leaves the status as it is: the stand-in reports
+ * An unhealthy process leaves the Pods as they are: the stand-in reports
  * rollouts, it does not simulate failures.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -27,32 +32,19 @@ export interface DeploymentStandInOptions {
   readonly callTimeoutMs?: number;
 }
 
-interface DeploymentCondition {
+interface PodCondition {
   type: string;
   status: string;
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string;
   lastTransitionTime?: string;
 }
 
-interface DeploymentStatus {
-  observedGeneration?: number;
-  replicas?: number;
-  updatedReplicas?: number;
-  readyReplicas?: number;
-  availableReplicas?: number;
-  conditions?: DeploymentCondition[];
-  [key: string]: unknown;
-}
+type Pod = KubeObject & {
+  spec?: { containers?: { name: string; image?: string }[] };
+  status?: { phase?: string; startTime?: string; conditions?: PodCondition[]; [key: string]: unknown };
+};
 
-type Deployment = KubeObject & { spec?: { replicas?: number }; status?: DeploymentStatus };
-
-/** The conditions of a finished, available rollout, as the Deployment controller words them. */
-const HEALTHY_CONDITIONS: readonly Omit<DeploymentCondition, "lastUpdateTime" | "lastTransitionTime">[] = [
-  { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
-  { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: "Rollout complete (its pods are played by a healthy test process)." },
-];
+/** The conditions a kubelet sets on a Pod whose containers run and pass their readiness probes. */
+const READY_CONDITIONS: readonly string[] = ["PodScheduled", "Initialized", "ContainersReady", "Ready"];
 
 export class DeploymentStandIn {
   private readonly stopping = new AbortController();
@@ -103,41 +95,53 @@ export class DeploymentStandIn {
   }
 
   private async reconcile(target: StandInDeployment): Promise<void> {
-    const path = `/apis/apps/v1/namespaces/${target.namespace}/deployments/${target.name}`;
-    let deployment: Deployment;
+    let deployment: KubeObject;
     try {
-      deployment = await this.client.get<Deployment>(path, { signal: this.callSignal() });
+      deployment = await this.client.get(`/apis/apps/v1/namespaces/${target.namespace}/deployments/${target.name}`, { signal: this.callSignal() });
     } catch (err) {
       if (err instanceof HttpStatusError && err.status === 404) return;
       throw err;
     }
     const healthy = await target.healthy(this.callSignal()).catch(() => false);
     if (!healthy) return;
-    const status = healthyStatus(deployment);
-    if (status !== undefined) await this.client.replace(`${path}/status`, { ...deployment, status }, { signal: this.callSignal() });
+    // The Deployment's ReplicaSets (old ones too, during a rollout) and their Pods, by controller reference.
+    const replicaSets = (await this.client.list(`/apis/apps/v1/namespaces/${target.namespace}/replicasets`, { signal: this.callSignal() })).items.filter((rs) =>
+      controlledBy(rs, deployment),
+    );
+    const pods = (await this.client.list<Pod>(`/api/v1/namespaces/${target.namespace}/pods`, { signal: this.callSignal() })).items.filter((pod) =>
+      replicaSets.some((rs) => controlledBy(pod, rs)),
+    );
+    for (const pod of pods) {
+      if (pod.metadata?.deletionTimestamp !== undefined || isRunningAndReady(pod)) continue;
+      await this.client.replace(`/api/v1/namespaces/${target.namespace}/pods/${pod.metadata?.name ?? ""}/status`, { ...pod, status: runningStatus(pod) }, { signal: this.callSignal() });
+    }
   }
 }
 
-/** The status of a healthy rollout of `deployment`, or undefined when it has it already. */
-function healthyStatus(deployment: Deployment): DeploymentStatus | undefined {
-  const current = deployment.status ?? {};
-  const replicas = deployment.spec?.replicas ?? 1;
-  const counts = {
-    observedGeneration: deployment.metadata?.generation ?? 1,
-    replicas,
-    updatedReplicas: replicas,
-    readyReplicas: replicas,
-    availableReplicas: replicas,
-  };
-  let changed = Object.entries(counts).some(([key, value]) => current[key] !== value);
+function controlledBy(object: KubeObject, owner: KubeObject): boolean {
+  return object.metadata?.ownerReferences?.some((ref) => ref.controller === true && ref.uid === owner.metadata?.uid) ?? false;
+}
+
+function isRunningAndReady(pod: Pod): boolean {
+  return pod.status?.phase === "Running" && pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+}
+
+/** What a kubelet reports for `pod` once every container runs and is ready. */
+function runningStatus(pod: Pod): NonNullable<Pod["status"]> {
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  const conditions = HEALTHY_CONDITIONS.map((wanted): DeploymentCondition => {
-    const existing = current.conditions?.find((c) => c.type === wanted.type);
-    if (existing?.status === wanted.status && existing.reason === wanted.reason && existing.message === wanted.message) return existing;
-    changed = true;
-    return { ...wanted, lastUpdateTime: now, lastTransitionTime: existing?.status === wanted.status ? (existing.lastTransitionTime ?? now) : now };
-  });
-  if (!changed) return undefined;
-  const others = (current.conditions ?? []).filter((c) => !HEALTHY_CONDITIONS.some((wanted) => wanted.type === c.type));
-  return { ...current, ...counts, conditions: [...conditions, ...others] };
+  return {
+    ...pod.status,
+    phase: "Running",
+    startTime: pod.status?.startTime ?? now,
+    conditions: READY_CONDITIONS.map((type) => ({ type, status: "True", lastTransitionTime: now })),
+    containerStatuses: (pod.spec?.containers ?? []).map((container) => ({
+      name: container.name,
+      image: container.image ?? "",
+      imageID: "",
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: now } },
+    })),
+  };
 }

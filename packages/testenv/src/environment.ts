@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { resolveBinary } from "./binaries.js";
 import { KcpServer } from "./kcp-server.js";
 import { KindCluster, kindAvailability } from "./kind.js";
-import { KubeApiServer } from "./kube-apiserver.js";
+import { KubeApiServer, resolveControlPlaneBinaries } from "./kube-apiserver.js";
 import { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
 
@@ -68,10 +68,9 @@ export class TestEnvironment {
     const log = options.log ?? (() => undefined);
     const mode = options.infra ?? infraModeFromEnv();
     const resolve = { build: options.build ?? true, log };
-    const [kcpBinary, kubeApiServerBinary, etcdBinary] = await Promise.all([
+    const [kcpBinary, controlPlaneBinaries] = await Promise.all([
       resolveBinary("kcp", resolve),
-      mode === "kube-apiserver" ? resolveBinary("kube-apiserver", resolve) : undefined,
-      mode === "kube-apiserver" ? resolveBinary("etcd", resolve) : undefined,
+      mode === "kube-apiserver" ? resolveControlPlaneBinaries(resolve) : undefined,
     ]);
     const reaper = Reaper.start();
     const keepDir = options.dir !== undefined;
@@ -86,10 +85,9 @@ export class TestEnvironment {
     const kcpStart = KcpServer.start({ binary: kcpBinary.path, reaper, keepDir, ...dirFor("kcp") });
     const infraStart = (async (): Promise<KubeApiServer | KindCluster | string> => {
       if (mode === "none") return "no infrastructure cluster requested";
-      if (mode === "kube-apiserver" && kubeApiServerBinary && etcdBinary) {
+      if (mode === "kube-apiserver" && controlPlaneBinaries) {
         return KubeApiServer.start({
-          kubeApiServerBinary: kubeApiServerBinary.path,
-          etcdBinary: etcdBinary.path,
+          ...controlPlaneBinaries,
           reaper,
           keepDir,
           ...dirFor("kube-apiserver"),

@@ -1,15 +1,17 @@
 /**
- * @edgeconnect/testenv: real kcp, kube-apiserver and etcd processes for tests
- * and the local demo, plus the fixtures to use them (workspaces, bindings,
- * manifests, polling with reasons), the helm CLI the chart tests render
- * with, the real Cluster API managers and operator (`ClusterApiStack`), their
- * components as clusterctl installs them, a stand-in for the Deployment
- * controller, and openMCP's CRDs.
+ * @edgeconnect/testenv: real kcp, kube-apiserver, kube-controller-manager and
+ * etcd processes for tests and the local demo, plus the fixtures to use them
+ * (workspaces, bindings, manifests, polling with reasons), the helm CLI the
+ * chart tests render with, the real Cluster API managers and operator
+ * (`ClusterApiStack`), their components as clusterctl installs them, a
+ * stand-in for the kubelet of chosen Deployments' Pods, openMCP's CRDs, and
+ * the Crossplane OTC provider simulator (`CrossplaneOtcSimulator`).
  *
  * Servers run on free loopback ports in temporary directories, each in its own
  * process group; a reaper process removes them if the owner dies. Binaries come
- * from KCP_BIN / KUBE_APISERVER_BIN / ETCD_BIN / HELM_BIN, PATH, the repository cache, or
- * a build from the Go module proxy (see `binaries.ts`).
+ * from KCP_BIN / KUBE_APISERVER_BIN / KUBE_CONTROLLER_MANAGER_BIN / ETCD_BIN /
+ * HELM_BIN / CROSSPLANE_OTC_SIMULATOR_BIN, PATH, the repository cache, or a build from the Go module proxy
+ * (see `binaries.ts`).
  *
  * @module
  */
@@ -30,6 +32,7 @@ export {
   type FetchConfigMapOptions,
   type ProviderComponents,
 } from "./cluster-api-components.js";
+export { CrossplaneOtcSimulator, type CrossplaneOtcSimulatorOptions } from "./crossplane-otc-simulator.js";
 export { DeploymentStandIn, type DeploymentStandInOptions, type StandInDeployment } from "./deployment-stand-in.js";
 export {
   connect,
@@ -44,14 +47,13 @@ export {
   type EnvironmentState,
   type InfraMode,
 } from "./environment.js";
-export { aggregateClusterRoles } from "./cluster-role-aggregation.js";
 export { httpStatus, waitForObject, waitUntilGone } from "./object-waits.js";
 export { BinaryUnavailableError, FatalError, ServerExitedError, TimeoutError } from "./errors.js";
 export { E2E_LOG_DIR_ENV_VAR, e2eLogStream, keepE2eLog } from "./e2e-logs.js";
 export { eventually, holds, type Check, type EventuallyOptions } from "./eventually.js";
 export { KcpServer, type KcpServerOptions } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";
-export { KubeApiServer, type KubeApiServerOptions } from "./kube-apiserver.js";
+export { KubeApiServer, resolveControlPlaneBinaries, type ControlPlaneBinaries, type KubeApiServerOptions } from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 export { installOpenMcpCrds, openMcpApiSource, type InstallOpenMcpCrdsOptions, type OpenMcpApiSource } from "./openmcp-crds.js";
 export { Reaper } from "./reaper.js";

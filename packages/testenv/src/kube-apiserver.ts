@@ -1,13 +1,19 @@
 /**
- * A vanilla Kubernetes control plane for tests: etcd plus kube-apiserver on
- * loopback, no controller-manager, scheduler or kubelet. It plays the
- * infrastructure cluster (where provider objects land) and the workload
- * cluster of the cloud controller manager.
+ * A vanilla Kubernetes control plane for tests: etcd, kube-apiserver and
+ * kube-controller-manager on loopback; no scheduler and no kubelet, so Pods
+ * are stored but never run. It plays the infrastructure cluster (where
+ * provider objects land) and the workload cluster of the cloud controller
+ * manager.
  *
- * Authentication is a random bearer token of a `system:masters` user, written
- * into a kubeconfig; the serving certificate is the one kube-apiserver makes
- * for itself, trusted by that kubeconfig. As with envtest, the ServiceAccount
- * admission plugin is off because no controller creates default accounts.
+ * Authentication is by bearer tokens: a random one of a `system:masters`
+ * user, written into the admin kubeconfig, and one of the user
+ * `system:kube-controller-manager`, which the bootstrap RBAC grants what the
+ * controller manager needs. The serving certificate is the one
+ * kube-apiserver makes for itself, trusted by both kubeconfigs. `sa.key`
+ * signs service account tokens (the API server's TokenRequest, the
+ * controller manager's legacy token Secrets) and verifies them. The
+ * ServiceAccount admission plugin is on, as in a real cluster: the
+ * controller manager gives every namespace its `default` account.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,16 +25,33 @@ import { writeKubeconfig } from "./kubeconfig.js";
 import { freePort, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
+import { resolveBinary, type ResolveOptions } from "./binaries.js";
+import { KubeControllerManager } from "./kube-controller-manager.js";
 import { ServerProcess } from "./server-process.js";
 
-export interface KubeApiServerOptions {
+/** The binaries of a control plane, as `KubeApiServer.start` takes them. */
+export interface ControlPlaneBinaries {
   readonly kubeApiServerBinary: string;
+  readonly kubeControllerManagerBinary: string;
   readonly etcdBinary: string;
+}
+
+/** kube-apiserver, kube-controller-manager and etcd, resolved (and built if need be) together. */
+export async function resolveControlPlaneBinaries(options: ResolveOptions = {}): Promise<ControlPlaneBinaries> {
+  const [kubeApiServer, kubeControllerManager, etcd] = await Promise.all([
+    resolveBinary("kube-apiserver", options),
+    resolveBinary("kube-controller-manager", options),
+    resolveBinary("etcd", options),
+  ]);
+  return { kubeApiServerBinary: kubeApiServer.path, kubeControllerManagerBinary: kubeControllerManager.path, etcdBinary: etcd.path };
+}
+
+export interface KubeApiServerOptions extends ControlPlaneBinaries {
   /** Directory for certificates, etcd data and logs; a fresh temporary one when absent. */
   readonly dir?: string;
   readonly keepDir?: boolean;
   readonly reaper?: Reaper;
-  /** Default 120 s. */
+  /** How long kube-apiserver, and then kube-controller-manager, may each take to start. Default 120 s. */
   readonly startTimeoutMs?: number;
   /**
    * PEM of a CA whose client certificates the server accepts besides the
@@ -38,10 +61,27 @@ export interface KubeApiServerOptions {
   readonly clientCaPem?: string;
 }
 
+/** A kube-apiserver process on its port, before it serves. */
+interface LaunchedApiServer {
+  readonly process: ServerProcess;
+  /** `https://127.0.0.1:<port>`. */
+  readonly url: string;
+}
+
+/** The bearer tokens of the two users of tokens.csv. */
+interface Tokens {
+  readonly admin: string;
+  readonly controllerManager: string;
+}
+
+const ADMIN_KUBECONFIG = "admin.kubeconfig";
+const CONTROLLER_MANAGER_KUBECONFIG = "kube-controller-manager.kubeconfig";
+
 export class KubeApiServer {
   private constructor(
     private readonly etcd: EtcdServer,
-    private readonly process: ServerProcess,
+    private readonly apiServer: ServerProcess,
+    private readonly controllerManager: KubeControllerManager,
     private readonly options: KubeApiServerOptions,
     readonly dir: string,
     /** `https://127.0.0.1:<port>`. */
@@ -51,105 +91,136 @@ export class KubeApiServer {
   static async start(options: KubeApiServerOptions): Promise<KubeApiServer> {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-kube-"));
     options.reaper?.removeOnExit(dir);
-    const token = randomBytes(24).toString("hex");
-    prepareCredentials(dir, token, options.clientCaPem);
+    const tokens: Tokens = { admin: randomBytes(24).toString("hex"), controllerManager: randomBytes(24).toString("hex") };
+    prepareCredentials(dir, tokens, options.clientCaPem);
+    const timeoutMs = options.startTimeoutMs ?? 120_000;
+    const reaper = options.reaper ? { reaper: options.reaper } : {};
     let etcd: EtcdServer | undefined;
+    let apiServer: LaunchedApiServer | undefined;
     try {
-      etcd = await EtcdServer.start({
-        binary: options.etcdBinary,
-        dir,
-        ...(options.reaper ? { reaper: options.reaper } : {}),
-      });
+      etcd = await EtcdServer.start({ binary: options.etcdBinary, dir, ...reaper });
       const storage = etcd;
-      return await startOnFreePorts({
-        launch: () => KubeApiServer.launch(options, dir, storage),
-        ready: (server) => server.waitUntilReady(token),
-        processOf: (server) => server.process,
+      apiServer = await startOnFreePorts({
+        launch: () => launchApiServer(options, dir, storage),
+        ready: (launched) => waitUntilServing(launched, dir, tokens, timeoutMs),
+        processOf: (launched) => launched.process,
       });
+      // Only once the API server serves: until then a launch that lost its
+      // port is stopped and relaunched on another, away from a controller
+      // manager started against the first.
+      const client = RestClient.fromFile(join(dir, ADMIN_KUBECONFIG));
+      const controllerManager = await KubeControllerManager.start({
+        binary: options.kubeControllerManagerBinary,
+        kubeconfig: join(dir, CONTROLLER_MANAGER_KUBECONFIG),
+        serviceAccountKeyFile: join(dir, "sa.key"),
+        rootCaFile: join(dir, "certs", "apiserver.crt"),
+        dir,
+        client,
+        startTimeoutMs: timeoutMs,
+        ...reaper,
+      }).finally(() => client.close());
+      return new KubeApiServer(etcd, apiServer.process, controllerManager, options, dir, apiServer.url);
     } catch (err) {
+      await apiServer?.process.stop();
       await etcd?.stop();
       if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
       throw err;
     }
   }
 
-  private static async launch(options: KubeApiServerOptions, dir: string, etcd: EtcdServer): Promise<KubeApiServer> {
-    const port = await freePort();
-    const url = `https://127.0.0.1:${port}`;
-    const process = ServerProcess.start({
-      name: "kube-apiserver",
-      command: options.kubeApiServerBinary,
-      args: [
-        `--etcd-servers=${etcd.clientUrl}`,
-        `--cert-dir=${join(dir, "certs")}`,
-        "--bind-address=127.0.0.1",
-        "--advertise-address=127.0.0.1",
-        `--secure-port=${port}`,
-        "--service-cluster-ip-range=10.0.0.0/24",
-        "--allow-privileged=true",
-        "--disable-admission-plugins=ServiceAccount",
-        "--authorization-mode=RBAC",
-        `--token-auth-file=${join(dir, "tokens.csv")}`,
-        `--service-account-issuer=${url}`,
-        `--service-account-key-file=${join(dir, "sa.key")}`,
-        `--service-account-signing-key-file=${join(dir, "sa.key")}`,
-        ...(options.clientCaPem === undefined ? [] : [`--client-ca-file=${join(dir, "client-ca.crt")}`]),
-      ],
-      logFile: join(dir, "kube-apiserver.log"),
-      ...(options.reaper ? { reaper: options.reaper } : {}),
-    });
-    return new KubeApiServer(etcd, process, options, dir, url);
-  }
-
   get kubeconfigPath(): string {
-    return join(this.dir, "admin.kubeconfig");
+    return join(this.dir, ADMIN_KUBECONFIG);
   }
 
   adminClient(): RestClient {
     return RestClient.fromFile(this.kubeconfigPath);
   }
 
+  /** Each server before what it depends on: the controller manager, the API server, etcd. */
   async stop(): Promise<void> {
-    await this.process.stop();
+    await this.controllerManager.stop();
+    await this.apiServer.stop();
     await this.etcd.stop();
     if (!this.options.keepDir) {
       rmSync(this.dir, { recursive: true, force: true });
       this.options.reaper?.forgetDirectory(this.dir);
     }
   }
+}
 
-  private async waitUntilReady(token: string): Promise<void> {
-    const certificate = join(this.dir, "certs", "apiserver.crt");
-    const timeoutMs = this.options.startTimeoutMs ?? 120_000;
-    const deadline = Date.now() + timeoutMs;
-    // kube-apiserver writes its self-signed certificate (serving cert and CA)
-    // before it listens; the kubeconfig trusts exactly that.
-    const caPem = await eventually(
-      () => {
-        this.process.assertRunning();
-        return [true, readFileSync(certificate, "utf8")];
-      },
-      { timeoutMs, description: "kube-apiserver self-signed certificate" },
-    );
-    writeKubeconfig(this.kubeconfigPath, { name: "testenv-kube-apiserver", server: this.url, caPem, token });
-    const client = this.adminClient();
+async function launchApiServer(options: KubeApiServerOptions, dir: string, etcd: EtcdServer): Promise<LaunchedApiServer> {
+  const port = await freePort();
+  const url = `https://127.0.0.1:${port}`;
+  const process = ServerProcess.start({
+    name: "kube-apiserver",
+    command: options.kubeApiServerBinary,
+    args: [
+      `--etcd-servers=${etcd.clientUrl}`,
+      `--cert-dir=${join(dir, "certs")}`,
+      "--bind-address=127.0.0.1",
+      "--advertise-address=127.0.0.1",
+      `--secure-port=${port}`,
+      "--service-cluster-ip-range=10.0.0.0/24",
+      "--allow-privileged=true",
+      "--authorization-mode=RBAC",
+      `--token-auth-file=${join(dir, "tokens.csv")}`,
+      `--service-account-issuer=${url}`,
+      `--service-account-key-file=${join(dir, "sa.key")}`,
+      `--service-account-signing-key-file=${join(dir, "sa.key")}`,
+      ...(options.clientCaPem === undefined ? [] : [`--client-ca-file=${join(dir, "client-ca.crt")}`]),
+    ],
+    logFile: join(dir, "kube-apiserver.log"),
+    ...(options.reaper ? { reaper: options.reaper } : {}),
+  });
+  return { process, url };
+}
+
+/** Writes both kubeconfigs once the serving certificate exists, then waits for /livez and /readyz. */
+async function waitUntilServing(server: LaunchedApiServer, dir: string, tokens: Tokens, timeoutMs: number): Promise<void> {
+  const certificate = join(dir, "certs", "apiserver.crt");
+  const deadline = Date.now() + timeoutMs;
+  // kube-apiserver writes its self-signed certificate (serving cert and CA)
+  // before it listens; the kubeconfigs trust exactly that.
+  const caPem = await eventually(
+    () => {
+      server.process.assertRunning();
+      return [true, readFileSync(certificate, "utf8")];
+    },
+    { timeoutMs, description: "kube-apiserver self-signed certificate" },
+  );
+  writeKubeconfig(join(dir, ADMIN_KUBECONFIG), { name: "testenv-kube-apiserver", server: server.url, caPem, token: tokens.admin });
+  writeKubeconfig(join(dir, CONTROLLER_MANAGER_KUBECONFIG), {
+    name: "testenv-kube-controller-manager",
+    server: server.url,
+    caPem,
+    token: tokens.controllerManager,
+  });
+  const client = RestClient.fromFile(join(dir, ADMIN_KUBECONFIG));
+  try {
     for (const probe of ["/livez", "/readyz"]) {
       await eventually(
         async () => {
-          this.process.assertRunning();
+          server.process.assertRunning();
           await client.request("GET", probe);
           return [true, undefined];
         },
         { timeoutMs: Math.max(1, deadline - Date.now()), description: `kube-apiserver ${probe}` },
       );
     }
+  } finally {
+    client.close();
   }
 }
 
-function prepareCredentials(dir: string, token: string, clientCaPem: string | undefined): void {
+function prepareCredentials(dir: string, tokens: Tokens, clientCaPem: string | undefined): void {
   mkdirSync(join(dir, "certs"), { recursive: true });
   if (clientCaPem !== undefined) writeFileSync(join(dir, "client-ca.crt"), clientCaPem);
-  writeFileSync(join(dir, "tokens.csv"), `${token},testenv-admin,testenv-admin,"system:masters"\n`, { mode: 0o600 });
+  // token,user,uid,"group": the controller manager's user is in no group, as in a real cluster.
+  writeFileSync(
+    join(dir, "tokens.csv"),
+    `${tokens.admin},testenv-admin,testenv-admin,"system:masters"\n${tokens.controllerManager},system:kube-controller-manager,system:kube-controller-manager\n`,
+    { mode: 0o600 },
+  );
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   writeFileSync(join(dir, "sa.key"), privateKey.export({ type: "pkcs1", format: "pem" }), { mode: 0o600 });
 }

@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ACCESS_REQUEST, collectionPath, objectPath, OPENMCP_CLUSTER, type AccessRequestV1alpha1Spec } from "@edgeconnect/capi-provider-api";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { aggregateClusterRoles, connectFromEnv, E2E_LOG_DIR_ENV_VAR, eventually, holds, KubeApiServer, resolveBinary } from "@edgeconnect/testenv";
+import { connectFromEnv, E2E_LOG_DIR_ENV_VAR, eventually, holds, KubeApiServer, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
 import { readFileSync } from "node:fs";
 import { connect as connectTcp, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -179,14 +179,16 @@ describeInfra("access-request controller on a real platform and workload cluster
   beforeAll(async () => {
     platform = await startPlatform();
     kube = platform.client;
-    const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
-    workload = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper: platform.reaper });
+    workload = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper: platform.reaper });
     admin = workload.adminClient();
     adminKubeconfig = readFileSync(workload.kubeconfigPath, "utf8");
     workloadCa = Buffer.from((parse(adminKubeconfig) as KubeconfigDocument).clusters[0]?.cluster["certificate-authority-data"] ?? "", "base64").toString("utf8");
 
-    // kube-apiserver bootstraps `view` with an aggregationRule only; kube-controller-manager, absent here, fills its rules.
-    await aggregateClusterRoles(admin);
+    // kube-apiserver bootstraps `view` with an aggregationRule only; kube-controller-manager's aggregation controller fills its rules.
+    await eventually(
+      async () => holds(((await admin.get<KubeObject & { rules?: unknown[] }>(`${RBAC}/clusterroles/view`)).rules ?? []).length > 0, "ClusterRole view has no rules yet"),
+      { description: "ClusterRole view aggregated" },
+    );
     await admin.create("/api/v1/namespaces/default/pods", {
       apiVersion: "v1",
       kind: "Pod",

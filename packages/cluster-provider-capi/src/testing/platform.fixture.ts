@@ -21,7 +21,7 @@ import {
   parseManifests,
   providerComponents,
   Reaper,
-  resolveBinary,
+  resolveControlPlaneBinaries,
 } from "@edgeconnect/testenv";
 import type { RunFlags } from "../cli/flags.js";
 import { runProviderManager } from "../manager/provider-manager.js";
@@ -40,8 +40,7 @@ export interface Platform {
 /** A kube-apiserver with every CRD the provider touches, Established. */
 export async function startPlatform(): Promise<Platform> {
   const reaper = Reaper.start();
-  const [kubeApiServer, etcd] = await Promise.all([resolveBinary("kube-apiserver"), resolveBinary("etcd")]);
-  const server = await KubeApiServer.start({ kubeApiServerBinary: kubeApiServer.path, etcdBinary: etcd.path, reaper });
+  const server = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper });
   const client = server.adminClient();
   await installOpenMcpCrds(client);
   const moduleCrds = await Promise.all((["core", "operator"] as const).map(async (manager) => crdsOf((await providerComponents(manager)).components)));

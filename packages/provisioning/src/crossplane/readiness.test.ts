@@ -35,6 +35,14 @@ describe("managedResourceState", () => {
     ["a kind without health rule", resource("Other", {}), "Ready", "Available"],
     ["conditions of an older generation", resource("VpcV1", { status: "OK" }, [{ ...SYNCED, observedGeneration: 1 }, { ...READY, observedGeneration: 1 }]), "Pending", "Reconciling"],
     ["Ready of an older generation", resource("VpcV1", { status: "OK" }, [SYNCED, { ...READY, observedGeneration: 1 }]), "Pending", "Reconciling"],
+    // As upjet marks it: Ready=Available without a generation, judged by Synced's.
+    ["Ready without a generation beside a current Synced", resource("VpcV1", { status: "OK" }, [SYNCED, { type: "Ready", status: "True", reason: "Available" }]), "Ready", "Available"],
+    [
+      "Ready without a generation beside an older Synced",
+      resource("VpcV1", { status: "OK" }, [{ ...SYNCED, observedGeneration: 1 }, { type: "Ready", status: "True", reason: "Available" }]),
+      "Pending",
+      "Reconciling",
+    ],
     [
       "status.observedGeneration when conditions have none",
       { kind: "VpcV1", metadata: { generation: 3 }, status: { observedGeneration: 3, conditions: [{ type: "Synced", status: "True" }, { type: "Ready", status: "True" }], atProvider: { status: "OK" } } },

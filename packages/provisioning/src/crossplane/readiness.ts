@@ -77,8 +77,12 @@ export function managedResourceState(resource: ObservedManagedResource | undefin
   if (lastAsync?.status === "False") return state("Failed", lastAsync.reason ?? "AsyncOperationFailed", lastAsync.message ?? `the last operation on ${what} failed`);
 
   const generation = resource.metadata?.generation;
+  // crossplane-runtime stamps the conditions it sets (Synced; Ready while
+  // creating or deleting) with the generation it acted on, but upjet marks
+  // Ready Available without one, and nothing sets status.observedGeneration:
+  // a condition without a generation is as current as Synced.
   const current = (condition: ManagedResourceCondition | undefined): boolean =>
-    generation === undefined || (condition?.observedGeneration ?? resource.status?.observedGeneration) === generation;
+    generation === undefined || (condition?.observedGeneration ?? resource.status?.observedGeneration ?? synced?.observedGeneration) === generation;
   if (synced?.status !== "True" || !current(synced) || (ready !== undefined && !current(ready))) {
     return state("Pending", "Reconciling", `waiting for the provider to act on ${what}`);
   }

@@ -1,7 +1,8 @@
 /**
- * `pnpm binaries [name...]`: makes sure kcp, kube-apiserver, etcd and helm
- * are available (given, on PATH, cached or built) and prints where each came
- * from and how long it took.
+ * `pnpm binaries [name...]`: makes sure the binaries of `BINARIES` (kcp,
+ * kube-apiserver, kube-controller-manager, etcd, helm, the Cluster API
+ * managers), or the ones named, are available (given, on PATH, cached or
+ * built) and prints where each came from and how long it took.
  */
 import { BINARIES, resolveBinary, type BinaryName } from "../binaries.js";
 
