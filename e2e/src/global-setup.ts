@@ -1,6 +1,6 @@
 /**
  * Boots the test environment once per Jest run: kcp and the infrastructure
- * cluster (kube-apiserver + etcd, or kind with EDGECONNECT_E2E_INFRA=kind).
+ * cluster (kube-apiserver + kube-controller-manager + etcd, or kind with EDGECONNECT_E2E_INFRA=kind).
  * Workers find it through the state file named in EDGECONNECT_TESTENV_STATE;
  * tests isolate themselves by workspace and namespace, never by restarting
  * servers.

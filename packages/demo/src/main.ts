@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const log = (message: string): void => console.log(`[demo] ${message}`);
 
-  log("starting kcp and the infrastructure cluster (kube-apiserver + etcd)");
+  log("starting kcp and the infrastructure cluster (kube-apiserver, kube-controller-manager, etcd)");
   const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
   let platform: Platform | undefined;
   let workload: OtcWorkload | undefined;

@@ -112,6 +112,13 @@ describe("clusterObjectNames", () => {
     expect(a.credentialsSecret("default", "otc")).toBe(a.providerConfig("default", "otc"));
   });
 
+  it("names two tenants' ProviderConfigs of the same names apart, since Crossplane counts their usages by name across namespaces", () => {
+    const a = clusterObjectNames("default", "my-cluster", "root:a");
+    const b = clusterObjectNames("default", "my-cluster", "root:b");
+    expect(a.providerConfig("default", "my-provider")).not.toBe(b.providerConfig("default", "my-provider"));
+    expect(a.credentialsSecret("default", "my-provider")).not.toBe(b.credentialsSecret("default", "my-provider"));
+  });
+
   it("shortens a kubeconfig Secret name that would pass 253 characters, keeping it unique", () => {
     const long = "k".repeat(250);
     const secret = clusterObjectNames("default", long).kubeconfigSecret;

@@ -46,7 +46,11 @@ export interface ClusterObjectNames {
    * The Crossplane ProviderConfig (and its credentials Secret) the managed
    * resources of this cluster use, one per cluster and tenant ProviderConfig:
    * it lives and dies with the cluster, so deleting one cluster never pulls
-   * the credentials from under another.
+   * the credentials from under another. Its name also holds the logical
+   * cluster: crossplane-runtime v2.0.0 counts a namespaced ProviderConfig's
+   * usages by name across all namespaces, so two tenants' ProviderConfigs
+   * of one name would hold each other in use, and the namespace of a tenant
+   * that deleted its cluster would hang in Terminating.
    */
   providerConfig(providerConfigNamespace: string, providerConfigName: string): string;
   /** Named like the ProviderConfig it serves. */
@@ -67,10 +71,11 @@ const DNS_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]
 
 /**
  * The names for KubernetesCluster `name` in tenant namespace `tenantNamespace`.
- * `cluster` (the logical cluster) goes into the OTC names only: inside
- * `kcp-<fingerprint>` the tenant is already fixed, but one OTC project may
- * serve several workspaces, and CCE cluster and key pair names are unique
- * per project. Throws for a namespace or name the API server would not
+ * `cluster` (the logical cluster) goes into the OTC names and the
+ * ProviderConfig's: inside `kcp-<fingerprint>` the tenant is already fixed,
+ * but one OTC project may serve several workspaces (CCE cluster and key pair
+ * names are unique per project), and Crossplane counts ProviderConfig
+ * usages by name across namespaces. Throws for a namespace or name the API server would not
  * have accepted.
  */
 export function clusterObjectNames(tenantNamespace: string, name: string, cluster?: string): ClusterObjectNames {
@@ -78,7 +83,7 @@ export function clusterObjectNames(tenantNamespace: string, name: string, cluste
   if (!isDnsSubdomain(name)) throw new TypeError(`name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
   const base = stem(`${tenantNamespace}-${name}`, ["cluster", tenantNamespace, name], MAX_BASE);
   const providerConfig = (providerConfigNamespace: string, providerConfigName: string): string =>
-    `${base}-pc-${shortHash(["providerconfig", providerConfigNamespace, providerConfigName], HASH_CHARS)}`;
+    `${base}-pc-${shortHash(["providerconfig", cluster ?? "", providerConfigNamespace, providerConfigName], HASH_CHARS)}`;
   return {
     base,
     vpc: `${base}-vpc`,
