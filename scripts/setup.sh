@@ -29,6 +29,6 @@ step "installing dependencies (pnpm $PNPM_VERSION)"
 "${PNPM[@]}" install --frozen-lockfile --reporter=append-only >&2
 step "building (tsc -b)"
 "${PNPM[@]}" run --silent build >&2
-step "providing kcp, kube-apiserver, kube-controller-manager, etcd, helm and the Cluster API managers"
+step "providing kcp, kube-apiserver, kube-controller-manager, etcd, helm, the Cluster API managers and the Crossplane OTC provider simulator"
 "${PNPM[@]}" run --silent binaries >&2
 echo "setup took $(elapsed "$started")" >&2

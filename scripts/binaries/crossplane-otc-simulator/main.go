@@ -44,6 +44,7 @@ import (
 type flags struct {
 	kubeconfig       string
 	poll             time.Duration
+	sync             time.Duration
 	maxReconcileRate int
 	asyncPoll        time.Duration
 	asyncTimeout     time.Duration
@@ -61,6 +62,7 @@ func parseFlags(args []string) (flags, error) {
 	set.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster the managed resources live on; default: in-cluster")
 	// The real provider's --poll and --max-reconcile-rate, with its defaults.
 	set.DurationVar(&f.poll, "poll", 10*time.Minute, "how often an external resource is checked for drift")
+	set.DurationVar(&f.sync, "sync", time.Hour, "how often the caches are resynced, which reconciles every watched object again")
 	set.IntVar(&f.maxReconcileRate, "max-reconcile-rate", 10, "reconciles at once per controller, and per second overall")
 	set.DurationVar(&f.asyncPoll, "async-poll-interval", 10*time.Second, "how often a running create, update or delete asks OTC where it stands (Terraform's waits)")
 	set.DurationVar(&f.asyncTimeout, "async-timeout", time.Hour, "how long one create, update or delete may run (upjet's async timeout)")
@@ -73,8 +75,8 @@ func parseFlags(args []string) (flags, error) {
 	if err := set.Parse(args); err != nil {
 		return f, err
 	}
-	if f.maxReconcileRate < 1 || f.poll <= 0 || f.asyncPoll <= 0 || f.asyncTimeout <= 0 {
-		return f, errors.New("--max-reconcile-rate, --poll, --async-poll-interval and --async-timeout must be positive")
+	if f.maxReconcileRate < 1 || f.poll <= 0 || f.sync <= 0 || f.asyncPoll <= 0 || f.asyncTimeout <= 0 {
+		return f, errors.New("--max-reconcile-rate, --poll, --sync, --async-poll-interval and --async-timeout must be positive")
 	}
 	return f, nil
 }
@@ -127,7 +129,9 @@ func run(f flags) error {
 		}
 	}
 
-	cacheOptions := cache.Options{}
+	// The provider's --sync: crossplane-runtime's ProviderConfig reconciler
+	// relies on it to recount a config whose usages went in another namespace.
+	cacheOptions := cache.Options{SyncPeriod: &f.sync}
 	if f.namespace != "" {
 		cacheOptions.DefaultNamespaces = map[string]cache.Config{f.namespace: {}}
 	}

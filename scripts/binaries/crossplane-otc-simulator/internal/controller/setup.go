@@ -11,9 +11,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	xpcontroller "github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
@@ -64,12 +67,20 @@ func setupManaged[K apis.Kind](mgr ctrl.Manager, o Options, resources Resources)
 	gvk := apis.GVK[K]()
 	name := managed.ControllerName(gvk.GroupKind().String())
 	log := o.Logger.WithValues("controller", name)
+	ended := make(chan event.TypedGenericEvent[*apis.Managed[K]])
 	engine := &terraformed.Engine[K]{
 		Resource:   resources[gvk.Kind],
 		Operations: terraformed.NewOperations(),
 		Kube:       mgr.GetClient(),
+		Reader:     mgr.GetAPIReader(),
 		Timing:     o.Async,
 		Log:        log,
+		Ended: func(key client.ObjectKey) {
+			mg := &apis.Managed[K]{}
+			mg.SetNamespace(key.Namespace)
+			mg.SetName(key.Name)
+			ended <- event.TypedGenericEvent[*apis.Managed[K]]{Object: mg}
+		},
 	}
 	connector := &connect.Connector[K]{
 		Kube:    mgr.GetClient(),
@@ -80,7 +91,7 @@ func setupManaged[K apis.Kind](mgr ctrl.Manager, o Options, resources Resources)
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk),
 		managed.WithTypedExternalConnector[*apis.Managed[K]](connector),
 		managed.WithLogger(log),
-		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
+		managed.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithTimeout(reconcileTimeout),
 		// IdentifierFromProvider: the external name is OTC's ID, never the MR's name.
@@ -91,6 +102,7 @@ func setupManaged[K apis.Kind](mgr ctrl.Manager, o Options, resources Resources)
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(&apis.Managed[K]{}, builder.WithPredicates(resource.DesiredStateChanged())).
+		WatchesRawSource(source.Channel(ended, &handler.TypedEnqueueRequestForObject[*apis.Managed[K]]{})).
 		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 }
 
@@ -103,7 +115,7 @@ func setupProviderConfig(mgr ctrl.Manager, o Options, kind string, of client.Obj
 			UsageList: apis.ProviderGroupVersion.WithKind(apis.ProviderConfigUsageKind + "List"),
 		},
 		providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
-		providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
+		providerconfig.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
 	)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).

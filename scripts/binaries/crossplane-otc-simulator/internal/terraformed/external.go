@@ -32,9 +32,16 @@ type Timing struct {
 type Engine[K apis.Kind] struct {
 	Resource   *Resource
 	Operations *Operations
-	Kube       client.Client
-	Timing     Timing
-	Log        logging.Logger
+	// Kube writes how an operation ended; Reader reads the MR first from
+	// the API server, not from a cache that may lag the reconciler's writes.
+	Kube   client.Client
+	Reader client.Reader
+	Timing Timing
+	Log    logging.Logger
+	// Ended asks for a reconcile of the MR whose operation ended, as
+	// upjet's callbacks do: the status write alone wakes nothing, since the
+	// controller only reacts to changes of the desired state.
+	Ended func(key client.ObjectKey)
 }
 
 // External is the external client of one MR, connected with its credentials.
@@ -240,7 +247,7 @@ func (x *External[K]) poll(ctx context.Context, done func() (bool, error)) error
 // run does op in the background, bounded by the async timeout, and then
 // reports how it ended on the MR as upjet's callbacks do: the external name
 // Terraform's state now holds, LastAsyncOperation, Synced and
-// AsyncOperation. The status write wakes the MR's reconciler.
+// AsyncOperation; and asks for a reconcile of it.
 func (e *Engine[K]) run(mg *apis.Managed[K], kind OperationKind, op func(ctx context.Context) error) {
 	uid, key := mg.GetUID(), client.ObjectKeyFromObject(mg)
 	go func() {
@@ -254,6 +261,9 @@ func (e *Engine[K]) run(mg *apis.Managed[K], kind OperationKind, op func(ctx con
 		e.Operations.End(uid, err)
 		if err := e.report(key, uid, kind, err); err != nil {
 			e.Log.Info("Cannot report the end of an asynchronous operation", "kind", kind, "name", key, "error", err)
+		}
+		if e.Ended != nil {
+			e.Ended(key)
 		}
 	}()
 }
@@ -270,9 +280,9 @@ func (e *Engine[K]) report(key client.ObjectKey, uid types.UID, kind OperationKi
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	id := e.Operations.Get(uid).ID
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		current := &apis.Managed[K]{}
-		if err := e.Kube.Get(ctx, key, current); err != nil {
+		if err := e.Reader.Get(ctx, key, current); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 		if current.GetUID() != uid {

@@ -189,11 +189,12 @@ func (f *fakeObject) resource(forceNew, inPlace map[string]bool, idWhenSettled b
 }
 
 type harness struct {
-	t    *testing.T
-	kube client.Client
-	ops  *Operations
-	ext  *External[testKind]
-	key  client.ObjectKey
+	t     *testing.T
+	kube  client.Client
+	ops   *Operations
+	ext   *External[testKind]
+	key   client.ObjectKey
+	ended <-chan client.ObjectKey
 }
 
 func newScheme(t *testing.T) *runtime.Scheme {
@@ -225,11 +226,16 @@ func newHarness(t *testing.T, res *Resource, timing Timing, funcs *interceptor.F
 	}
 	kube := builder.Build()
 	ops := NewOperations()
-	engine := &Engine[testKind]{Resource: res, Operations: ops, Kube: kube, Timing: timing, Log: logging.NewNopLogger()}
+	ended := make(chan client.ObjectKey, 16)
+	engine := &Engine[testKind]{
+		Resource: res, Operations: ops, Kube: kube, Reader: kube, Timing: timing, Log: logging.NewNopLogger(),
+		Ended: func(key client.ObjectKey) { ended <- key },
+	}
 	return &harness{
-		t:    t,
-		kube: kube,
-		ops:  ops,
+		t:     t,
+		kube:  kube,
+		ops:   ops,
+		ended: ended,
 		// The fake Resource never calls OTC.
 		ext: engine.Connected(nil),
 		key: client.ObjectKey{Namespace: testNamespace, Name: testName},
@@ -255,6 +261,14 @@ func (h *harness) waitReported() *mr {
 		return got.GetCondition(LastAsyncOperation).Reason != ""
 	})
 	waitFor(h.t, "the operation to end", func() bool { return !h.ops.Get(testUID).Running })
+	select {
+	case key := <-h.ended:
+		if key != h.key {
+			h.t.Fatalf("a reconcile was asked for %v, want %v", key, h.key)
+		}
+	case <-time.After(5 * time.Second):
+		h.t.Fatal("no reconcile was asked for after the operation ended")
+	}
 	return got
 }
 
