@@ -59,8 +59,16 @@ const CRDS = [
  * kubeconfig Secret. Events: the runtime's EventRecorder creates Events and
  * patches them to count repeats (packages/runtime/src/events/event-recorder.ts).
  */
+/**
+ * The label a tenant puts on a Secret to let the platform see it (its
+ * credentials Secrets; the kubeconfig Secrets we write carry it too): the
+ * Secrets claim selects only labelled ones, so a tenant's other Secrets never
+ * reach the controller's caches.
+ */
+const SECRET_LABEL = { key: `${GROUP}/visible-to-platform`, value: "true" };
+
 const PERMISSION_CLAIMS = [
-  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
+  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"], defaultSelector: { matchLabels: { [SECRET_LABEL.key]: SECRET_LABEL.value } } },
   { group: "", resource: "events", verbs: ["create", "patch"] },
 ];
 
@@ -236,7 +244,9 @@ function resourcesFile(sources) {
     return `/** ${names.kind}: ${exported ? "exported to tenants" : "provider workspace only, not exported"}. */\nexport const ${constantName(names.kind)} = {\n${body}\n} as const satisfies PlatformResource;\n`;
   });
   const claims = PERMISSION_CLAIMS.map(
-    (c) => `  { group: ${JSON.stringify(c.group)}, resource: ${JSON.stringify(c.resource)}, verbs: [${c.verbs.map((v) => JSON.stringify(v)).join(", ")}] },`,
+    (c) =>
+      `  { group: ${JSON.stringify(c.group)}, resource: ${JSON.stringify(c.resource)}, verbs: [${c.verbs.map((v) => JSON.stringify(v)).join(", ")}]` +
+      `${c.defaultSelector === undefined ? "" : `, defaultSelector: { matchLabels: { ${Object.entries(c.defaultSelector.matchLabels).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")} } }`} },`,
   );
   return (
     `${tsHeader}\nimport type { PlatformResource } from "../resource-paths.js";\n\n` +
@@ -247,6 +257,10 @@ function resourcesFile(sources) {
     `export const API_EXPORT_NAME = ${JSON.stringify(API_EXPORT_NAME)};\n\n` +
     `/** The WorkspaceType, in the provider workspace, whose workspaces bind the export on creation. */\n` +
     `export const TENANT_WORKSPACE_TYPE = ${JSON.stringify(WORKSPACE_TYPE_NAME)};\n\n` +
+    `/**\n * The label that lets the platform see a tenant's Secret: the Secrets claim selects only\n` +
+    ` * Secrets carrying it (a workspace's default binding accepts it so), and the controller\n` +
+    ` * watches only those.\n */\n` +
+    `export const SECRET_LABEL = { key: ${JSON.stringify(SECRET_LABEL.key)}, value: ${JSON.stringify(SECRET_LABEL.value)} } as const;\n\n` +
     `/**\n * The APIExport's claims on core resources. A binding accepts a claim with exactly\n` +
     ` * these verbs: kcp intersects the two lists literally.\n */\n` +
     `export const PERMISSION_CLAIMS = [\n${claims.join("\n")}\n] as const;\n\n` +

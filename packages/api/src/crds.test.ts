@@ -10,6 +10,7 @@ import { parseAllDocuments } from "yaml";
 import {
   API_EXPORT_NAME,
   PERMISSION_CLAIMS,
+  SECRET_LABEL,
   PLATFORM_GROUP,
   PLATFORM_RESOURCES,
   PLATFORM_VERSION,
@@ -107,7 +108,7 @@ describe("apiexports/platform.edgeconnect.eu", () => {
     );
     expect(apiExport.spec.permissionClaims).toEqual(PERMISSION_CLAIMS);
     expect(PERMISSION_CLAIMS).toEqual([
-      { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
+      { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"], defaultSelector: { matchLabels: { [SECRET_LABEL.key]: SECRET_LABEL.value } } },
       { group: "", resource: "events", verbs: ["create", "patch"] },
     ]);
   });

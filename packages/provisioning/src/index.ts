@@ -33,6 +33,9 @@ export { formatBytes, parseQuantity, QuantityError, toGiB } from "./quantity/qua
 export { newerKubernetesVersionFirst, normalizeKubernetesVersion, sameKubernetesVersion } from "./version/kubernetes-version.js";
 export {
   credentialFingerprint,
+  credentialsText,
+  MAX_CREDENTIALS_BYTES,
+  MAX_CREDENTIALS_LINES,
   crossplaneCredentials,
   parseOtcCredentials,
   type AccessKeyCredentials,

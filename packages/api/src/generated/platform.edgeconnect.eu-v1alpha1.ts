@@ -288,11 +288,14 @@ export type ProviderConfigCredentials = {
    */
   secretRef: {
     /**
-     * Namespace of the Secret; the ProviderConfig's own namespace when left out.
+     * Namespace of the Secret: left out, or the ProviderConfig's own namespace. Any other is
+     * refused (InvalidProviderConfig), so that writing a ProviderConfig never lets the platform
+     * read a Secret of a namespace its author cannot. The Secret must carry the label
+     * platform.edgeconnect.eu/visible-to-platform=true.
      */
     namespace?: string;
     /**
-     * Name of the Secret.
+     * Name of the Secret, which must carry the label platform.edgeconnect.eu/visible-to-platform=true.
      */
     name: string;
     /**

@@ -19,11 +19,18 @@ export const API_EXPORT_NAME = "platform.edgeconnect.eu";
 export const TENANT_WORKSPACE_TYPE = "edgeconnect-tenant";
 
 /**
+ * The label that lets the platform see a tenant's Secret: the Secrets claim selects only
+ * Secrets carrying it (a workspace's default binding accepts it so), and the controller
+ * watches only those.
+ */
+export const SECRET_LABEL = { key: "platform.edgeconnect.eu/visible-to-platform", value: "true" } as const;
+
+/**
  * The APIExport's claims on core resources. A binding accepts a claim with exactly
  * these verbs: kcp intersects the two lists literally.
  */
 export const PERMISSION_CLAIMS = [
-  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"] },
+  { group: "", resource: "secrets", verbs: ["get", "list", "watch", "create", "patch", "delete"], defaultSelector: { matchLabels: { "platform.edgeconnect.eu/visible-to-platform": "true" } } },
   { group: "", resource: "events", verbs: ["create", "patch"] },
 ] as const;
 

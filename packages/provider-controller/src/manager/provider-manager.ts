@@ -77,7 +77,8 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   const configsUsing = (secret: DeepReadonly<Secret>): DeepReadonly<ProviderConfig & KubeObject>[] =>
     source.list(resources.providerConfigs).filter((pc) => {
       const ref = pc.spec?.credentials.secretRef;
-      return clusterOf(pc) === clusterOf(secret) && ref?.name === secret.metadata?.name && (ref?.namespace ?? pc.metadata?.namespace) === secret.metadata?.namespace;
+      // A ProviderConfig reads Secrets of its own namespace only (tenant-credentials.ts).
+      return clusterOf(pc) === clusterOf(secret) && ref?.name === secret.metadata?.name && pc.metadata?.namespace === secret.metadata?.namespace;
     });
   const usesConfig = (pc: DeepReadonly<ProviderConfig & KubeObject>) => (kc: Cluster) => kc.spec?.providerRef.configRef?.name === pc.metadata?.name;
 

@@ -5,8 +5,8 @@
  * ProviderConfig, see secret-holders.ts) before anything else sees them, so
  * no log line, Event or status can carry them.
  */
-import type { ProviderConfig } from "@edgeconnect/api";
-import { parseOtcCredentials, type OtcCredentials } from "@edgeconnect/provisioning";
+import { SECRET_LABEL, type ProviderConfig } from "@edgeconnect/api";
+import { credentialsText, parseOtcCredentials, type OtcCredentials } from "@edgeconnect/provisioning";
 import { holdSecrets, releaseSecrets, type ClusterScope, type DeepReadonly } from "@edgeconnect/runtime";
 import { authUrlAllowed } from "../cli/flags.js";
 import type { OtcGateway } from "../otc/otc-gateway.js";
@@ -70,24 +70,40 @@ export async function checkProviderConfig(
   if (ref === undefined) {
     return { ok: false, reason: "InvalidProviderConfig", message: `ProviderConfig "${configName}" has no spec.credentials.secretRef` };
   }
-  const secretNamespace = ref.namespace ?? providerConfig.metadata?.namespace ?? "";
+  const namespace = providerConfig.metadata?.namespace ?? "";
+  // Another namespace would let whoever may write ProviderConfigs here have the platform read Secrets they cannot: a confused deputy.
+  if (ref.namespace !== undefined && ref.namespace !== namespace) {
+    return {
+      ok: false,
+      reason: "InvalidProviderConfig",
+      message: `ProviderConfig "${configName}" names a Secret in namespace "${ref.namespace}"; a ProviderConfig may only use Secrets of its own namespace "${namespace}": remove spec.credentials.secretRef.namespace`,
+    };
+  }
   const key = ref.key ?? DEFAULT_SECRET_KEY;
-  const holder = providerConfigSecrets(scope.cluster, providerConfig.metadata?.namespace ?? "", configName);
-  const secret = scope.lister(context.resources.secrets).get(secretNamespace, ref.name);
+  const holder = providerConfigSecrets(scope.cluster, namespace, configName);
+  const secret = scope.lister(context.resources.secrets).get(namespace, ref.name);
   if (secret === undefined) {
     releaseSecrets(holder);
     return {
       ok: false,
       reason: "SecretNotFound",
-      message: `Secret "${secretNamespace}/${ref.name}" named by ProviderConfig "${configName}" does not exist (or the workspace has not accepted the binding's claim on Secrets); create it with key "${key}"`,
+      message:
+        `Secret "${namespace}/${ref.name}" named by ProviderConfig "${configName}" is not visible to the platform: create it with key "${key}" ` +
+        `and label ${SECRET_LABEL.key}=${SECRET_LABEL.value} (the platform sees only Secrets with that label, and only once the workspace has accepted the binding's claim on Secrets)`,
     };
   }
   const encoded = secret.data?.[key];
   if (encoded === undefined || encoded === "") {
     releaseSecrets(holder);
-    return { ok: false, reason: "SecretKeyMissing", message: `Secret "${secretNamespace}/${ref.name}" has no key "${key}"; put the OTC credentials there` };
+    return { ok: false, reason: "SecretKeyMissing", message: `Secret "${namespace}/${ref.name}" has no key "${key}"; put the OTC credentials there` };
   }
-  const text = Buffer.from(encoded, "base64").toString("utf8");
+  // Bounded before anything is decoded, held or parsed: a tenant's Secret may hold a megabyte.
+  const readable = credentialsText(encoded);
+  if (!readable.ok) {
+    releaseSecrets(holder);
+    return { ok: false, reason: "InvalidCredentials", message: `the credentials in Secret "${namespace}/${ref.name}" key "${key}" cannot be used: ${readable.problem}` };
+  }
+  const text = readable.text;
   const parsed = parseOtcCredentials(text);
   // In one holding, before any message is made from the parse: holding the text alone first would churn the registry every reconcile.
   holdSecrets(holder, [text, ...(parsed.ok ? credentialValues(parsed.credentials) : [])]);
@@ -95,7 +111,7 @@ export async function checkProviderConfig(
     return {
       ok: false,
       reason: "InvalidCredentials",
-      message: `the credentials in Secret "${secretNamespace}/${ref.name}" key "${key}" cannot be used: ${parsed.problems.join("; ")}`,
+      message: `the credentials in Secret "${namespace}/${ref.name}" key "${key}" cannot be used: ${parsed.problems.join("; ")}`,
     };
   }
   const credentials = parsed.credentials;
@@ -114,7 +130,7 @@ export async function checkProviderConfig(
     return {
       ok: false,
       reason: "CredentialsRejected",
-      message: `OTC IAM rejected the credentials: ${verdict.message}; fix them in Secret "${secretNamespace}/${ref.name}"`,
+      message: `OTC IAM rejected the credentials: ${verdict.message}; fix them in Secret "${namespace}/${ref.name}"`,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };
   }

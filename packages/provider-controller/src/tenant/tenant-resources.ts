@@ -1,6 +1,8 @@
 /**
  * What the controller watches in tenants' workspaces through the APIExport's
- * virtual workspace: our three kinds and the claimed Secrets. The handles
+ * virtual workspace: our three kinds and the claimed Secrets that carry
+ * SECRET_LABEL (the claim's default selector; selected here too, so that a
+ * binding that accepted every Secret still shows us only those). The handles
  * are made once by the manager (with its event handlers) and passed to the
  * reconcilers, whose listers they key.
  */
@@ -10,6 +12,7 @@ import {
   MACHINE_CAPABILITIES_RESOURCE,
   objectPath,
   PROVIDER_CONFIG_RESOURCE,
+  SECRET_LABEL,
   type KubernetesCluster,
   type MachineCapabilities,
   type PlatformResource,
@@ -38,9 +41,10 @@ export interface TenantHandlers {
 }
 
 export function tenantResources(handlers: TenantHandlers): TenantResources {
-  const watched = <T extends KubeObject>(name: string, path: string, h: EventHandlers<T> | undefined): WatchedResource<T> => ({
+  const watched = <T extends KubeObject>(name: string, path: string, h: EventHandlers<T> | undefined, labelSelector?: string): WatchedResource<T> => ({
     name,
     path: `/clusters/*${path}`,
+    ...(labelSelector === undefined ? {} : { labelSelector }),
     ...(h ? { handlers: h } : {}),
   });
   const ours = <T extends KubeObject>(resource: PlatformResource, h: EventHandlers<T> | undefined): WatchedResource<T> => watched(resource.plural, collectionPath(resource), h);
@@ -48,7 +52,7 @@ export function tenantResources(handlers: TenantHandlers): TenantResources {
     clusters: ours(KUBERNETES_CLUSTER_RESOURCE, handlers.clusters),
     providerConfigs: ours(PROVIDER_CONFIG_RESOURCE, handlers.providerConfigs),
     capabilities: ours(MACHINE_CAPABILITIES_RESOURCE, handlers.capabilities),
-    secrets: watched("secrets", "/api/v1/secrets", handlers.secrets),
+    secrets: watched("secrets", "/api/v1/secrets", handlers.secrets, `${SECRET_LABEL.key}=${SECRET_LABEL.value}`),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { credentialFingerprint, crossplaneCredentials, parseOtcCredentials, type OtcCredentials } from "./credential-parsing.js";
+import { credentialFingerprint, credentialsText, crossplaneCredentials, MAX_CREDENTIALS_BYTES, MAX_CREDENTIALS_LINES, parseOtcCredentials, type OtcCredentials } from "./credential-parsing.js";
 
 /** Appears in no key, message or other value: any problem containing it leaked the password. */
 const PASSWORD = "Zq8#unique-pa55word-7f3e";
@@ -161,5 +161,43 @@ describe("crossplaneCredentials", () => {
     const result = crossplaneCredentials(parsed(text));
     expect(result).toEqual(expected);
     expect(Object.values(result).every((v) => typeof v === "string")).toBe(true);
+  });
+});
+
+describe("credentialsText", () => {
+  const b64 = (value: string | Buffer): string => Buffer.from(value).toString("base64");
+  const problem = (base64: string): string => {
+    const result = credentialsText(base64);
+    if (result.ok) throw new Error("expected a problem");
+    return result.problem;
+  };
+
+  it("passes both seed forms through unchanged", () => {
+    expect(credentialsText(b64(PASSWORD_FILE))).toEqual({ ok: true, text: PASSWORD_FILE });
+    expect(credentialsText(b64(ACCESS_KEY_FILE))).toEqual({ ok: true, text: ACCESS_KEY_FILE });
+  });
+
+  it("takes exactly the bound and refuses one byte more, for every base64 padding", () => {
+    for (const size of [MAX_CREDENTIALS_BYTES - 2, MAX_CREDENTIALS_BYTES - 1, MAX_CREDENTIALS_BYTES]) expect(credentialsText(b64("a".repeat(size))).ok).toBe(true);
+    for (const size of [MAX_CREDENTIALS_BYTES + 1, MAX_CREDENTIALS_BYTES + 2, MAX_CREDENTIALS_BYTES + 3]) expect(problem(b64("a".repeat(size)))).toMatch(/larger than 8192 bytes/);
+  });
+
+  it("refuses 100 KB and 1 MiB values without decoding them, and never quotes them", () => {
+    const large = b64(`password=${PASSWORD}\n`.repeat(5_000));
+    expect(problem(large)).not.toContain(PASSWORD);
+    // A value that is not even base64 is refused on its length alone.
+    expect(problem("!".repeat(1024 * 1024))).toMatch(/larger than/);
+  });
+
+  it("refuses binary content and non-UTF-8 bytes", () => {
+    expect(problem(b64(Buffer.from([0xff, 0xfe, 0x00, 0x41])))).toBe("the credentials are not UTF-8 text");
+    expect(problem(b64(`user_name=alice\u0000\npassword=${PASSWORD}`))).toMatch(/control characters/);
+    expect(problem(b64("\u001b[31m"))).toMatch(/control characters/);
+  });
+
+  it("takes tabs and CRLF line ends, and refuses more lines than the bound", () => {
+    expect(credentialsText(b64("user_name=\talice\r\n")).ok).toBe(true);
+    expect(credentialsText(b64("#\n".repeat(MAX_CREDENTIALS_LINES - 1))).ok).toBe(true);
+    expect(problem(b64("\n".repeat(MAX_CREDENTIALS_LINES)))).toBe(`the credentials have more than ${MAX_CREDENTIALS_LINES} lines`);
   });
 });

@@ -67,6 +67,47 @@ interface Entry {
   line: number;
 }
 
+/**
+ * The largest credentials file read, in bytes. Either form is a few hundred
+ * bytes; the bound keeps a tenant's oversized Secret (a Secret may hold
+ * 1 MiB) from costing the controller that serves every tenant more than a
+ * look at its length.
+ */
+export const MAX_CREDENTIALS_BYTES = 8 * 1024;
+/** The most lines a credentials file may have: each form has at most a dozen keys, plus comments. */
+export const MAX_CREDENTIALS_LINES = 100;
+
+/**
+ * The text of a Secret's base64 `data` value when it may be read as
+ * credentials, or why not. Checked before decoding (base64 length bounds
+ * the size) and before the text is held or parsed; messages give sizes and
+ * counts, never content.
+ */
+export function credentialsText(base64: string): { ok: true; text: string } | { ok: false; problem: string } {
+  // Four base64 characters carry three bytes: no need to decode to know a value is too large.
+  if (Math.floor((base64.length * 3) / 4) - padding(base64) > MAX_CREDENTIALS_BYTES) {
+    return { ok: false, problem: `the credentials are larger than ${MAX_CREDENTIALS_BYTES} bytes; a credentials file is a few hundred` };
+  }
+  const bytes = Buffer.from(base64, "base64");
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, problem: "the credentials are not UTF-8 text" };
+  }
+  // Control characters other than tab and line ends: binary content, or a file that was not meant.
+  // eslint-disable-next-line no-control-regex -- finding them is the point
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(text)) return { ok: false, problem: "the credentials contain control characters; store the credentials file as text" };
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  if (lines > MAX_CREDENTIALS_LINES) return { ok: false, problem: `the credentials have more than ${MAX_CREDENTIALS_LINES} lines` };
+  return { ok: true, text };
+}
+
+function padding(base64: string): number {
+  return base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+}
+
 /** Parses the credentials text of a Secret; see the module comment for the accepted forms. */
 export function parseOtcCredentials(text: string): CredentialsParseResult {
   const source = text.replace(/^\uFEFF/, "");
