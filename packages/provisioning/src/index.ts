@@ -43,7 +43,9 @@ export {
   type OtcCredentials,
   type PasswordCredentials,
 } from "./credentials/credential-parsing.js";
+export { accountAnnotations, accountChange, accountOf, ACCOUNT_ANNOTATIONS, recordedAccount, type CloudAccount } from "./credentials/pinned-account.js";
 export {
+  capabilityMisses,
   matchFlavor,
   MAX_REJECTED,
   RANDOM_ZONE,

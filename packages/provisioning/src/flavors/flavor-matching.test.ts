@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import type { ProviderMachineFlavor } from "@edgeconnect/api";
-import { matchFlavor, MAX_REJECTED, type FlavorRequest } from "./flavor-matching.js";
+import { capabilityMisses, matchFlavor, MAX_REJECTED, type FlavorRequest } from "./flavor-matching.js";
 
 interface FlavorOptions {
   gpu?: string | null;
@@ -167,5 +167,41 @@ describe("matchFlavor: pinned", () => {
     const result = matchFlavor(request(overrides));
     expect(result).toMatchObject({ ok: false, message });
     expect(result.rejected).toHaveLength(1);
+  });
+});
+
+describe("matchFlavor: the region of the credentials", () => {
+  const regional = [flavor("s3.xlarge.2", 4, "8Gi", ["eu-nl-01"]), flavor("s3.xlarge.4", 4, "16Gi", ["eu-de-01", "eu-nl-01"])];
+
+  it("counts only the region's zones, also for a random zone", () => {
+    expect(matchFlavor(request({ flavors: regional, region: "eu-de" }))).toMatchObject({ ok: true, flavor: "s3.xlarge.4" });
+    expect(matchFlavor(request({ flavors: regional, region: "eu-nl" }))).toMatchObject({ ok: true, flavor: "s3.xlarge.2" });
+    const rejected = matchFlavor(request({ flavors: regional, region: "eu-de" })).rejected;
+    expect(rejected).toEqual([{ flavor: "s3.xlarge.2", reason: "offered in no zone of eu-de" }]);
+  });
+
+  it("refuses a pinned flavor offered only in another region", () => {
+    expect(matchFlavor(request({ flavors: regional, region: "eu-de", pinned: "s3.xlarge.2" }))).toMatchObject({ ok: false, message: expect.stringMatching(/^nodeFlavor s3.xlarge.2 is offered in no zone of region eu-de;/) });
+  });
+});
+
+describe("capabilityMisses", () => {
+  const base = { providerType: "OTC", flavors: CATALOGUE };
+
+  it("is empty while the running flavor still gives what is asked, whatever the catalogue says of its availability", () => {
+    expect(capabilityMisses({ ...base, capabilities: { vCPUCount: 4, memorySize: "8Gi" } }, "s3.xlarge.2")).toEqual([]);
+    expect(capabilityMisses({ ...base, capabilities: { vCPUCount: 4, memorySize: "8Gi" } }, "s2.xlarge.2")).toEqual([]);
+  });
+
+  it("names what the running flavor lacks after the capabilities grew", () => {
+    expect(capabilityMisses({ ...base, capabilities: { vCPUCount: 8, memorySize: "16Gi", gpuModelName: "A100" } }, "s3.xlarge.2")).toEqual([
+      "4 vCPUs (needs 8)",
+      "8Gi memory (needs 16Gi)",
+      "no GPU (needs A100)",
+    ]);
+  });
+
+  it("cannot tell for a flavor the catalogue does not know", () => {
+    expect(capabilityMisses({ ...base, capabilities: { vCPUCount: 1, memorySize: "1Gi" } }, "x9.unknown")).toBeUndefined();
   });
 });

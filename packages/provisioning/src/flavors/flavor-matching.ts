@@ -38,6 +38,11 @@ export interface FlavorRequest {
   pinned?: string;
   /** (flavor, zone) pairs found sold out; with zone `random`, the pair is (flavor, `random`). */
   exclude?: readonly FlavorZone[];
+  /**
+   * The region of the credentials: only its zones count (`eu-de-01` is in
+   * `eu-de`), also for `random`, where CCE places nodes in the cluster's region.
+   */
+  region?: string;
 }
 
 export interface RejectedFlavor {
@@ -82,13 +87,13 @@ export function matchFlavor(request: FlavorRequest): FlavorMatch {
     return { ok: false, message: `memorySize ${JSON.stringify(String(capabilities.memorySize))} of the MachineCapabilities is not a quantity such as 8Gi`, rejected: [] };
   }
   const wanted = { vCPUs: capabilities.vCPUCount, memory, gpu: normalizeGpu(capabilities.gpuModelName) };
-  const candidates = request.flavors.filter((f) => f.spec?.providerRef.type === request.providerType).map(toCandidate);
+  const candidates = request.flavors.filter((f) => f.spec?.providerRef.type === request.providerType).map((f) => toCandidate(f, request.region));
   const excluded = new Set((request.exclude ?? []).map((e) => pairKey(e.flavor, e.zone)));
   const soldOut = (c: Candidate): boolean => excluded.has(pairKey(c.name, zone));
 
   if (request.pinned !== undefined) return matchPinned(request, candidates, soldOut);
 
-  const evaluations = candidates.map((candidate) => evaluate(candidate, wanted, zone, soldOut(candidate)));
+  const evaluations = candidates.map((candidate) => evaluate(candidate, wanted, zone, soldOut(candidate), request.region));
   const matches = evaluations.filter((e) => e.misses.length === 0).map((e) => e.candidate).sort(bySize);
   const rejected = evaluations
     .filter((e) => e.misses.length > 0)
@@ -119,8 +124,9 @@ function matchPinned(request: FlavorRequest, candidates: readonly Candidate[], s
   const other = "remove spec.nodeFlavor to have one matched, or pin another flavor";
   const found = candidates.filter((c) => c.name === pinned);
   if (found.length === 0) return fail(`is not an ${providerType} flavor of the catalogue`, other);
+  if (!found.some((c) => c.available)) return fail("is not available", other);
   const available = found.find((c) => c.available && c.zones.length > 0);
-  if (available === undefined) return fail("is not available", other);
+  if (available === undefined) return fail(`is offered in no zone of region ${request.region ?? ""}`, other);
   const offered = zone === RANDOM_ZONE ? available : found.find((c) => c.available && c.zones.includes(zone));
   if (offered === undefined) {
     return fail(`is not offered in ${zone} (only in ${available.zones.join(", ")})`, `set spec.nodeAvailableZone to one of those or to "random", or ${other}`);
@@ -129,7 +135,26 @@ function matchPinned(request: FlavorRequest, candidates: readonly Candidate[], s
   return { ok: true, flavor: offered.name, zone, source: "Pinned", reason: `pinned by spec.nodeFlavor: ${describeCandidate(offered)}`, rejected: [] };
 }
 
-function toCandidate(flavor: ProviderMachineFlavor): Candidate {
+/**
+ * What `flavor` lacks of `capabilities` (vCPUs, memory, GPU), whatever the
+ * catalogue says of its availability and zones: whether a running node
+ * pool still gives what its MachineCapabilities ask. Empty when it does;
+ * undefined when the catalogue does not know the flavor.
+ */
+export function capabilityMisses(request: Pick<FlavorRequest, "providerType" | "capabilities" | "flavors">, flavor: string): string[] | undefined {
+  let memory: bigint;
+  try {
+    memory = parseQuantity(request.capabilities.memorySize);
+  } catch {
+    return [`memorySize ${JSON.stringify(String(request.capabilities.memorySize))} is not a quantity`];
+  }
+  const known = request.flavors.filter((f) => f.spec?.providerRef.type === request.providerType).map((f) => toCandidate(f, undefined)).find((c) => c.name === flavor);
+  if (known === undefined) return undefined;
+  const wanted = { vCPUs: request.capabilities.vCPUCount, memory, gpu: normalizeGpu(request.capabilities.gpuModelName) };
+  return evaluate({ ...known, available: true, zones: [RANDOM_ZONE] }, wanted, RANDOM_ZONE, false, undefined).misses;
+}
+
+function toCandidate(flavor: ProviderMachineFlavor, region: string | undefined): Candidate {
   const spec = flavor.spec;
   let memory: bigint | undefined;
   try {
@@ -143,7 +168,7 @@ function toCandidate(flavor: ProviderMachineFlavor): Candidate {
     vCPUs: spec?.capabilities.vCPUCount ?? 0,
     memory,
     gpu: normalizeGpu(spec?.capabilities.gpuModelName),
-    zones: spec?.availableZones ?? [],
+    zones: (spec?.availableZones ?? []).filter((zone) => region === undefined || zone.startsWith(`${region}-`)),
   };
 }
 
@@ -153,7 +178,7 @@ interface Wanted {
   gpu: string | undefined;
 }
 
-function evaluate(candidate: Candidate, wanted: Wanted, zone: string, soldOut: boolean): Evaluation {
+function evaluate(candidate: Candidate, wanted: Wanted, zone: string, soldOut: boolean, region: string | undefined): Evaluation {
   const misses: string[] = [];
   if (!candidate.available) misses.push("not available");
   if (candidate.memory === undefined) misses.push("memory size is not a quantity");
@@ -163,7 +188,7 @@ function evaluate(candidate: Candidate, wanted: Wanted, zone: string, soldOut: b
     if (wanted.gpu === undefined) misses.push(`GPU ${candidate.gpu ?? ""} (none requested)`);
     else misses.push(candidate.gpu === undefined ? `no GPU (needs ${wanted.gpu})` : `GPU ${candidate.gpu} (needs ${wanted.gpu})`);
   }
-  if (!offers(candidate, zone)) misses.push(zone === RANDOM_ZONE ? "offered in no zone" : `not offered in ${zone}`);
+  if (!offers(candidate, zone)) misses.push(zone === RANDOM_ZONE ? `offered in no zone${region === undefined ? "" : ` of ${region}`}` : `not offered in ${zone}`);
   else if (soldOut) misses.push(zone === RANDOM_ZONE ? "sold out" : `sold out in ${zone}`);
   const cpuShort = Math.max(0, wanted.vCPUs - candidate.vCPUs) / Math.max(1, wanted.vCPUs);
   const memoryShort =
