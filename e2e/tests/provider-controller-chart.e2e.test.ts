@@ -1,7 +1,10 @@
 /**
  * The provider-controller's Helm chart (deploy/provider-controller): the
  * command line it builds from values (packages/provider-controller/src/cli/
- * flags.ts is what reads it), the pod's probes and hardening, that a missing
+ * flags.ts is what reads it), that its command is the image's entrypoint
+ * (packages/provider-controller/Dockerfile) and names a file the build makes,
+ * the pod's probes and hardening, the ValidatingAdmissionPolicy that keeps
+ * the controller's writes in its tenant namespaces, that a missing
  * kcp kubeconfig Secret or a malformed value fails rendering with a message,
  * that RBAC grants exactly what the controller does on the infrastructure
  * cluster, and that every object it renders is accepted by the real
@@ -11,6 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { connectFromEnv, REPO_ROOT } from "@edgeconnect/testenv";
@@ -75,6 +79,44 @@ interface Rule {
 }
 
 type RoleObject = KubeObject & { rules: Rule[] };
+
+interface ResourceRule {
+  apiGroups: string[];
+  apiVersions: string[];
+  resources: string[];
+  operations: string[];
+}
+
+type Policy = KubeObject & {
+  spec: {
+    failurePolicy: string;
+    matchConstraints: { resourceRules: ResourceRule[] };
+    matchConditions: { name: string; expression: string }[];
+  };
+};
+
+const PACKAGE_DIR = join(REPO_ROOT, "packages", "provider-controller");
+
+/**
+ * The instructions of a Dockerfile's last stage, the image that ships, as
+ * [keyword, arguments]: comments dropped, continued lines joined.
+ */
+function finalStage(dockerfile: string): [string, string][] {
+  const text = dockerfile
+    .split("\n")
+    .filter((line) => !line.trimStart().startsWith("#"))
+    .join("\n")
+    .replace(/\\\n/g, " ");
+  const instructions = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .map((line): [string, string] => {
+      const [keyword = "", ...rest] = line.split(/\s+/);
+      return [keyword.toUpperCase(), rest.join(" ")];
+    });
+  return instructions.slice(instructions.map(([keyword]) => keyword).lastIndexOf("FROM"));
+}
 
 const chart = new HelmChart({
   chart: join(REPO_ROOT, "deploy", "provider-controller"),
@@ -148,6 +190,8 @@ describe("provider-controller chart: workload", () => {
       `Role/${NAMESPACE}/${FULLNAME}-leader-election`,
       `RoleBinding/${NAMESPACE}/${FULLNAME}-leader-election`,
       `Deployment/${NAMESPACE}/${FULLNAME}`,
+      `ValidatingAdmissionPolicy//${FULLNAME}`,
+      `ValidatingAdmissionPolicyBinding//${FULLNAME}`,
     ]);
     const deployment = only<Deployment>(objects, "Deployment");
     expect(deployment.spec.replicas).toBe(2);
@@ -159,7 +203,7 @@ describe("provider-controller chart: workload", () => {
     const objects = await chart.template(REQUIRED);
     const pc = container(objects);
     expect(pc.image).toBe("ghcr.io/edgeconnect/provider-controller:0.1.0");
-    expect(pc.command).toEqual(["node", "/app/packages/provider-controller/dist/main.js"]);
+    expect(pc.command).toEqual(["/nodejs/bin/node", "/app/packages/provider-controller/dist/main.js"]);
     expect(pc.args).toEqual(DEFAULT_ARGS);
     expect(pc.args.filter((arg) => arg.startsWith("--infra-kubeconfig"))).toEqual([]);
     expect(pc.volumeMounts).toContainEqual({ name: "kcp-kubeconfig", mountPath: "/etc/kcp", readOnly: true });
@@ -238,6 +282,10 @@ describe("provider-controller chart: workload", () => {
     });
   });
 
+  it.each([1, 1825])("accepts kubeconfigs valid for %i days, the bounds the controller takes", async (days) => {
+    expect(container(await chart.template({ ...REQUIRED, kubeconfigValidityDays: days })).args).toContain(`--kubeconfig-validity-days=${days}`);
+  });
+
   it("with clusterApi.enabled: --cluster-api after the OTC flags, and nothing else changed", async () => {
     const args = container(await chart.template({ ...REQUIRED, clusterApi: { enabled: true } })).args;
     const at = DEFAULT_ARGS.indexOf("--kubeconfig-validity-days=365") + 1;
@@ -251,6 +299,82 @@ describe("provider-controller chart: workload", () => {
     expect(args.filter((arg) => arg.startsWith("--leader-elect-resource"))).toEqual([]);
     expect(objects.map((obj) => obj.kind)).not.toContain("Role");
     expect(objects.map((obj) => obj.kind)).not.toContain("RoleBinding");
+  });
+});
+
+describe("provider-controller chart: the image", () => {
+  const dockerfile = readFileSync(join(PACKAGE_DIR, "Dockerfile"), "utf8");
+  const stage = finalStage(dockerfile);
+  const instruction = (keyword: string): string => {
+    const found = stage.filter(([k]) => k === keyword);
+    if (found.length !== 1) throw new Error(`expected one ${keyword} in the Dockerfile's last stage, found ${found.length}`);
+    return found[0]?.[1] ?? "";
+  };
+
+  it("runs the Dockerfile's entrypoint, as the Dockerfile's user", async () => {
+    const objects = await chart.template(REQUIRED);
+    expect(JSON.parse(instruction("ENTRYPOINT"))).toEqual(container(objects).command);
+    const [user, group] = instruction("USER").split(":").map(Number);
+    expect(podSpec(objects).securityContext).toMatchObject({ runAsUser: user, runAsGroup: group });
+  });
+
+  it("runs the package's binary, where the image puts the package, and the build makes it", async () => {
+    const [, script = ""] = container(await chart.template(REQUIRED)).command;
+    const pkg = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as { name: string; bin: Record<string, string> };
+    // The build stage deploys this package into a directory that the last stage copies to its place in the image.
+    const deployed = /--filter (\S+) deploy .*?(\/\S+)\s*$/m.exec(dockerfile.replace(/\\\n/g, " "));
+    expect(deployed?.[1]).toBe(pkg.name);
+    const [from, source, target = ""] = instruction("COPY").split(/\s+/);
+    expect([from, source]).toEqual(["--from=build", deployed?.[2]]);
+    expect(script.startsWith(`${target}/`)).toBe(true);
+    const inPackage = script.slice(target.length + 1);
+    expect(pkg.bin["provider-controller"]).toBe(`./${inPackage}`);
+    const built = join(PACKAGE_DIR, inPackage);
+    expect(existsSync(built) ? built : `${built} does not exist: build with npx tsc -b packages/provider-controller`).toBe(built);
+  });
+});
+
+describe("provider-controller chart: admission policy", () => {
+  it("binds a policy that fails closed to the requests of the controller's ServiceAccount", async () => {
+    const objects = await chart.template(REQUIRED);
+    const policy = only<Policy>(objects, "ValidatingAdmissionPolicy");
+    expect(policy.spec.failurePolicy).toBe("Fail");
+    expect(policy.spec.matchConditions).toEqual([{ name: "provider-controller", expression: `request.userInfo.username == 'system:serviceaccount:${NAMESPACE}:${FULLNAME}'` }]);
+    expect(only(objects, "ValidatingAdmissionPolicyBinding")).toMatchObject({ metadata: { name: FULLNAME }, spec: { policyName: FULLNAME, validationActions: ["Deny"] } });
+  });
+
+  it("follows a ServiceAccount of another name, in the release namespace", async () => {
+    const objects = await chart.template({ ...REQUIRED, serviceAccount: { name: "pc-infra" } }, { namespace: "platform" });
+    expect(only<Policy>(objects, "ValidatingAdmissionPolicy").spec.matchConditions[0]?.expression).toBe("request.userInfo.username == 'system:serviceaccount:platform:pc-infra'");
+  });
+
+  it.each([
+    ["by default", REQUIRED],
+    ["with Cluster API", CLUSTER_API],
+  ])("covers every write the ClusterRole grants, %s", async (_case, values) => {
+    const objects = await chart.template(values);
+    const covered = only<Policy>(objects, "ValidatingAdmissionPolicy").spec.matchConstraints.resourceRules;
+    // An applied object is created or updated; patch and update are both UPDATE to admission.
+    const operations: Record<string, string[]> = { create: ["CREATE"], patch: ["UPDATE"], update: ["UPDATE"], delete: ["DELETE"] };
+    const uncovered: string[] = [];
+    for (const rule of only<RoleObject>(objects, "ClusterRole").rules) {
+      for (const group of rule.apiGroups) {
+        for (const resource of rule.resources) {
+          for (const operation of rule.verbs.flatMap((verb) => operations[verb] ?? [])) {
+            const matched = covered.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.operations.includes(operation) && r.apiVersions.includes("*"));
+            if (!matched) uncovered.push(`${operation} ${group}/${resource}`);
+          }
+        }
+      }
+    }
+    expect(uncovered).toEqual([]);
+  });
+
+  it("is left out with admissionPolicy.enabled=false", async () => {
+    const kinds = (await chart.template({ ...REQUIRED, admissionPolicy: { enabled: false } })).map((obj) => obj.kind);
+    expect(kinds).not.toContain("ValidatingAdmissionPolicy");
+    expect(kinds).not.toContain("ValidatingAdmissionPolicyBinding");
+    expect(kinds).toContain("Deployment");
   });
 });
 
@@ -321,6 +445,8 @@ describe("provider-controller chart: missing, malformed and contradictory values
     ["a duration the controller cannot parse", { ...REQUIRED, otc: { timeout: "20 seconds" } }, "at '/otc/timeout'"],
     ["a number where a duration belongs", { ...REQUIRED, credentialCacheTtl: 600 }, "at '/credentialCacheTtl': got number, want string"],
     ["zero reconciles", { ...REQUIRED, maxConcurrentReconciles: 0 }, "at '/maxConcurrentReconciles'"],
+    ["kubeconfigs valid for 0 days", { ...REQUIRED, kubeconfigValidityDays: 0 }, "at '/kubeconfigValidityDays': minimum: got 0, want 1"],
+    ["kubeconfigs valid for more than five years", { ...REQUIRED, kubeconfigValidityDays: 1826 }, "at '/kubeconfigValidityDays': maximum: got 1,826, want 1,825"],
     ["an invalid Secret name", { kcp: { kubeconfigSecret: { ...secret, name: "Kcp_Secret" } } }, "at '/kcp/kubeconfigSecret/name'"],
     ["an empty command", { ...REQUIRED, command: [] }, "at '/command'"],
     ["template kinds without Cluster API", { ...REQUIRED, clusterApi: { templateResources: CLUSTER_API.clusterApi.templateResources } }, "clusterApi.templateResources needs clusterApi.enabled"],
