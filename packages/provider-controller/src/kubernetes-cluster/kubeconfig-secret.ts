@@ -2,29 +2,53 @@
  * The tenant's kubeconfig, written as Secret `<name>-kubeconfig` (key
  * `kubeconfig`) next to the KubernetesCluster and owned by it. For OTC it
  * is issued by CCE (`clustercert`, with the tenant's own credentials and a
- * lifetime we choose) and renewed well before it expires or when the
- * cluster behind it changed; for ClusterAPI it is the admin kubeconfig
+ * lifetime we choose) and renewed once a third of its lifetime is left or
+ * when the cluster behind it changed; for ClusterAPI it is the admin kubeconfig
  * Cluster API keeps in the tenant namespace (`clusterApiKubeconfigSecret`),
  * copied whenever it changes (Cluster API renews its
  * certificate): the tenant owns the whole cluster. The key material is
  * held as a credential, by the cluster (secret-holders.ts), before it is
  * written.
+ *
+ * A Secret of that name without our KubernetesCluster's uid among its
+ * ownerReferences is the tenant's: it is never written over or deleted.
+ * Whether a Secret is ours, and whether a kubeconfig is due, is decided on
+ * the API server's answer whenever the cache would have us write: the cache
+ * can lag our own last write, and a certificate CCE issued cannot be taken
+ * back. Ours carry SECRET_LABEL, without which the Secrets claim (and the
+ * cache) would not show them to us; a tenant's Secret without it is found
+ * only by creating ours under its name.
  */
-import type { KubernetesCluster } from "@edgeconnect/api";
-import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
+import { SECRET_LABEL, type KubernetesCluster } from "@edgeconnect/api";
+import { getIfPresent, HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import { kubeconfigForTenant, kubeconfigFromClusterCert, ownerLabels, type OtcCredentials } from "@edgeconnect/provisioning";
 import { holdSecrets, type DeepReadonly } from "@edgeconnect/runtime";
 import { FIELD_MANAGER, kindPath, SECRETS } from "../infrastructure/infrastructure-cluster.js";
 import { clusterSecrets } from "../tenant/secret-holders.js";
-import type { Secret } from "../tenant/tenant-resources.js";
+import { kubernetesClusterPath, type Secret } from "../tenant/tenant-resources.js";
 import type { Pass, ProvisionContext, StepCondition } from "./provision.js";
 
 export const CLUSTER_ID_ANNOTATION = "platform.edgeconnect.eu/cluster-id";
+export const ISSUED_ANNOTATION = "platform.edgeconnect.eu/issued";
 export const EXPIRES_ANNOTATION = "platform.edgeconnect.eu/expires";
 export const SERVER_ANNOTATION = "platform.edgeconnect.eu/server";
 export const KUBECONFIG_KEY = "kubeconfig";
-/** Renew a kubeconfig this long before it expires. */
-const RENEW_BEFORE_MS = 30 * 24 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * Whether the kubeconfig a Secret's annotations describe is to be renewed:
+ * once less than a third of its lifetime is left. A share of the lifetime,
+ * not a fixed margin: a margin as long as the validity would renew on every
+ * reconcile, and every write triggers the next one.
+ */
+export function kubeconfigRenewalDue(annotations: Readonly<Record<string, string>>, validityDays: number, now: Date): boolean {
+  const expires = Date.parse(annotations[EXPIRES_ANNOTATION] ?? "");
+  if (Number.isNaN(expires)) return true;
+  const issued = Date.parse(annotations[ISSUED_ANNOTATION] ?? "");
+  // Secrets written before the issue time was recorded: their lifetime was the validity of then, most likely today's.
+  const lifetime = issued < expires ? expires - issued : validityDays * DAY_MS;
+  return expires - now.getTime() < lifetime / 3;
+}
 
 interface HandedBack {
   readonly condition: StepCondition;
@@ -40,13 +64,23 @@ export async function ensureKubeconfig(
   clusterId: string,
   credentials: OtcCredentials,
 ): Promise<HandedBack> {
-  const { name } = pass.request;
-  const annotations = tenantSecret(context, pass, secretName)?.metadata?.annotations ?? {};
-  const expires = Date.parse(annotations[EXPIRES_ANNOTATION] ?? "");
-  const server = annotations[SERVER_ANNOTATION];
-  if (annotations[CLUSTER_ID_ANNOTATION] === clusterId && expires - context.now().getTime() > RENEW_BEFORE_MS && server !== undefined) {
-    return { condition: held(secretName), server };
-  }
+  const uid = kc.metadata?.uid ?? "";
+  /** The server of the kubeconfig in `secret` while it is ours, for this CCE cluster and not due. */
+  const currentServer = (secret: DeepReadonly<Secret> | undefined): string | undefined => {
+    const annotations = secret?.metadata?.annotations ?? {};
+    const due = annotations[CLUSTER_ID_ANNOTATION] !== clusterId || kubeconfigRenewalDue(annotations, context.kubeconfigValidityDays, context.now());
+    return secret !== undefined && ours(secret, uid) && !due ? annotations[SERVER_ANNOTATION] : undefined;
+  };
+  const cachedServer = currentServer(tenantSecret(context, pass, secretName));
+  if (cachedServer !== undefined) return { condition: held(secretName), server: cachedServer };
+  const live = await liveSecret(pass, secretName);
+  if (live !== undefined && !ours(live, uid)) return conflict(pass, secretName);
+  const liveServer = currentServer(live);
+  if (liveServer !== undefined) return { condition: held(secretName), server: liveServer };
+  // The name is claimed before CCE is asked: a tenant's Secret we cannot see would otherwise cost a certificate on every pass.
+  const claimed = live ?? (await writeKubeconfigSecret(pass, kc, secretName, undefined));
+  if (claimed === undefined) return conflict(pass, secretName);
+
   let certificate: unknown;
   try {
     certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), pass.signal);
@@ -54,10 +88,18 @@ export async function ensureKubeconfig(
     if (pass.signal.aborted) throw err;
     return unavailable(`CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const built = kubeconfigFromClusterCert(certificate, name);
+  const built = kubeconfigFromClusterCert(certificate, pass.request.name);
   if (!built.ok) return unavailable(built.message);
-  const validUntil = new Date(context.now().getTime() + context.kubeconfigValidityDays * 24 * 3_600_000).toISOString();
-  await writeKubeconfigSecret(pass, kc, secretName, built.kubeconfig, { [CLUSTER_ID_ANNOTATION]: clusterId, [EXPIRES_ANNOTATION]: validUntil, [SERVER_ANNOTATION]: built.server });
+  const issued = context.now();
+  await writeKubeconfigSecret(pass, kc, secretName, claimed, {
+    kubeconfig: built.kubeconfig,
+    annotations: {
+      [CLUSTER_ID_ANNOTATION]: clusterId,
+      [ISSUED_ANNOTATION]: issued.toISOString(),
+      [EXPIRES_ANNOTATION]: new Date(issued.getTime() + context.kubeconfigValidityDays * DAY_MS).toISOString(),
+      [SERVER_ANNOTATION]: built.server,
+    },
+  });
   return { condition: held(secretName), server: built.server };
 }
 
@@ -83,18 +125,41 @@ export async function handBackClusterApiKubeconfig(
   holdSecrets(clusterSecrets(pass.request, "capi-kubeconfig"), [value, text]);
   const built = kubeconfigForTenant(text, pass.request.name);
   if (!built.ok) return unavailable(`Cluster API's kubeconfig cannot be used: ${built.message}`);
-  const current = tenantSecret(context, pass, secretName);
-  if (current?.data?.[KUBECONFIG_KEY] !== Buffer.from(built.kubeconfig).toString("base64") || current.metadata?.annotations?.[SERVER_ANNOTATION] !== built.server) {
-    await writeKubeconfigSecret(pass, kc, secretName, built.kubeconfig, { [SERVER_ANNOTATION]: built.server });
+  const uid = kc.metadata?.uid ?? "";
+  const data = Buffer.from(built.kubeconfig).toString("base64");
+  const current = (secret: DeepReadonly<Secret> | undefined): boolean =>
+    secret !== undefined && ours(secret, uid) && secret.data?.[KUBECONFIG_KEY] === data && secret.metadata?.annotations?.[SERVER_ANNOTATION] === built.server;
+  if (!current(tenantSecret(context, pass, secretName))) {
+    const live = await liveSecret(pass, secretName);
+    if (live !== undefined && !ours(live, uid)) return conflict(pass, secretName);
+    if (!current(live) && (await writeKubeconfigSecret(pass, kc, secretName, live, { kubeconfig: built.kubeconfig, annotations: { [SERVER_ANNOTATION]: built.server } })) === undefined) {
+      return conflict(pass, secretName);
+    }
   }
   return { condition: held(secretName), server: built.server };
 }
 
-/** Applies the tenant's Secret `secretName` holding `kubeconfig`, owned by the KubernetesCluster. */
-async function writeKubeconfigSecret(pass: Pass, kc: DeepReadonly<KubernetesCluster>, secretName: string, kubeconfig: string, annotations: Record<string, string>): Promise<void> {
+/**
+ * Writes the tenant's Secret `secretName`, owned by the KubernetesCluster,
+ * holding `content` (none: the name is only claimed). `existing` is the API
+ * server's answer the write was decided on, and a precondition of it: a
+ * Secret made or replaced since makes the write fail instead of being
+ * written over. Undefined when a Secret of the name exists that we cannot
+ * see (one without SECRET_LABEL): the tenant's.
+ */
+async function writeKubeconfigSecret(
+  pass: Pass,
+  kc: DeepReadonly<KubernetesCluster>,
+  secretName: string,
+  existing: DeepReadonly<Secret> | undefined,
+  content?: { readonly kubeconfig: string; readonly annotations: Record<string, string> },
+): Promise<Secret | undefined> {
   const { namespace, name } = pass.request;
-  const data = Buffer.from(kubeconfig).toString("base64");
-  holdSecrets(clusterSecrets(pass.request, "kubeconfig"), [kubeconfig, data]);
+  let data: string | undefined;
+  if (content !== undefined) {
+    data = Buffer.from(content.kubeconfig).toString("base64");
+    holdSecrets(clusterSecrets(pass.request, "kubeconfig"), [content.kubeconfig, data]);
+  }
   const owner = kc as unknown as KubeObject;
   const secret = {
     apiVersion: "v1",
@@ -102,18 +167,34 @@ async function writeKubeconfigSecret(pass: Pass, kc: DeepReadonly<KubernetesClus
     metadata: {
       name: secretName,
       namespace,
-      labels: ownerLabels({ cluster: pass.request.cluster, namespace, name, uid: kc.metadata?.uid ?? "" }),
-      annotations,
+      labels: { ...ownerLabels({ cluster: pass.request.cluster, namespace, name, uid: kc.metadata?.uid ?? "" }), [SECRET_LABEL.key]: SECRET_LABEL.value },
+      ...(content === undefined ? {} : { annotations: content.annotations }),
       ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name, uid: kc.metadata?.uid, controller: true, blockOwnerDeletion: false }],
+      ...(existing === undefined ? {} : { resourceVersion: existing.metadata?.resourceVersion }),
     },
     type: "Opaque",
-    data: { [KUBECONFIG_KEY]: data },
+    ...(data === undefined ? {} : { data: { [KUBECONFIG_KEY]: data } }),
   };
-  await pass.scope.client.apply(kindPath(SECRETS, namespace, secretName), secret, FIELD_MANAGER, { signal: pass.signal });
+  if (existing !== undefined) return pass.scope.client.apply<Secret>(kindPath(SECRETS, namespace, secretName), secret, FIELD_MANAGER, { signal: pass.signal });
+  try {
+    return await pass.scope.client.create<Secret>(kindPath(SECRETS, namespace), secret, { signal: pass.signal });
+  } catch (err) {
+    if (err instanceof HttpStatusError && err.status === 409) return undefined;
+    throw err;
+  }
+}
+
+/** Whether `secret` is one we wrote for the KubernetesCluster of uid `uid`. */
+function ours(secret: DeepReadonly<Secret>, uid: string): boolean {
+  return uid !== "" && (secret.metadata?.ownerReferences ?? []).some((ref) => ref.uid === uid);
 }
 
 function tenantSecret(context: ProvisionContext, pass: Pass, secretName: string): DeepReadonly<Secret> | undefined {
   return pass.scope.lister(context.resources.secrets).get(pass.request.namespace, secretName);
+}
+
+function liveSecret(pass: Pass, secretName: string): Promise<Secret | undefined> {
+  return getIfPresent<Secret>(pass.scope.client, kindPath(SECRETS, pass.request.namespace, secretName), { signal: pass.signal });
 }
 
 function held(secretName: string): StepCondition {
@@ -124,11 +205,48 @@ function unavailable(message: string): HandedBack {
   return { condition: { status: "False", reason: "KubeconfigUnavailable", message } };
 }
 
-/** Deletes the tenant's kubeconfig Secret; absent is fine. */
-export async function deleteKubeconfig(pass: Pass, secretName: string): Promise<void> {
+function conflict(pass: Pass, secretName: string): HandedBack {
+  return {
+    condition: {
+      status: "False",
+      reason: "KubeconfigSecretConflict",
+      message: `Secret "${secretName}" in namespace "${pass.request.namespace}" was not made for this KubernetesCluster and is left as it is; rename or delete it to receive the kubeconfig there`,
+    },
+  };
+}
+
+/** What became of the tenant's kubeconfig Secret; teardown goes on whichever it is. */
+export type KubeconfigDeletion = "deleted" | "absent" | "notOurs" | "forbidden";
+
+/**
+ * Deletes the tenant's kubeconfig Secret if it is ours. The
+ * KubernetesCluster's uid that tells is read from the API server like the
+ * Secret: the callers hold the cached object only.
+ */
+export async function deleteKubeconfig(pass: Pass, secretName: string): Promise<KubeconfigDeletion> {
+  const { namespace, name } = pass.request;
+  const path = kindPath(SECRETS, namespace, secretName);
   try {
-    await pass.scope.client.delete(kindPath(SECRETS, pass.request.namespace, secretName), { signal: pass.signal });
+    const secret = await liveSecret(pass, secretName);
+    if (secret === undefined) return "absent";
+    const owner = await getIfPresent<KubeObject>(pass.scope.client, kubernetesClusterPath(namespace, name), { signal: pass.signal });
+    if (!ours(secret, owner?.metadata?.uid ?? "")) return "notOurs";
+    await pass.scope.client.delete(path, { signal: pass.signal, body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: secret.metadata?.uid } } });
+    return "deleted";
   } catch (err) {
-    if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
+    if (!(err instanceof HttpStatusError)) throw err;
+    switch (err.status) {
+      case 404:
+        return "absent";
+      // 403: the workspace rejected (or took back) the Secrets permission claim. Swallowed like 404: what
+      // Secret there is stays, and the cloud resources must go whether or not we may see it.
+      case 403:
+        return "forbidden";
+      // The uid precondition failed: the Secret was replaced after we read it, the new one is not ours.
+      case 409:
+        return "notOurs";
+      default:
+        throw err;
+    }
   }
 }

@@ -10,12 +10,14 @@
  * The result has exactly one cluster, user and context, all named after the
  * tenant's cluster, so merging it into another kubeconfig does not clash
  * with other clusters' `internalCluster`/`user` or show the infrastructure's
- * name for the cluster. Messages never quote the input: it holds a private
+ * name for the cluster. It never skips TLS verification: a tenant's
+ * kubeconfig that does would hand its client key to whoever sits between the
+ * tenant and the endpoint. Messages never quote the input: it holds a private
  * key.
  */
 import { parse, stringify } from "yaml";
 
-/** Preferred first: verified TLS over the public endpoint, then the public endpoint, then the VPC-internal one. */
+/** Preferred first: verified TLS over the public endpoint, then the public endpoint (verified with another cluster's CA), then the VPC-internal one. */
 export const CLUSTER_PREFERENCE = ["externalClusterTLSVerify", "externalCluster", "internalCluster"] as const;
 const USER = "user";
 
@@ -24,7 +26,8 @@ export type KubeconfigResult = { ok: true; kubeconfig: string; server: string } 
 export function kubeconfigFromClusterCert(cert: unknown, contextName: string): KubeconfigResult {
   const clusters = namedEntries(cert, "clusters", "cluster");
   const users = namedEntries(cert, "users", "user");
-  const chosen = CLUSTER_PREFERENCE.map((name) => clusters.get(name)).find((cluster) => cluster !== undefined);
+  const chosenName = CLUSTER_PREFERENCE.find((name) => clusters.has(name));
+  const chosen = chosenName === undefined ? undefined : clusters.get(chosenName);
   if (chosen === undefined) return { ok: false, message: `the cluster certificate names none of the clusters ${CLUSTER_PREFERENCE.join(", ")}` };
   const server = chosen["server"];
   if (typeof server !== "string" || !isHttpsUrl(server)) return { ok: false, message: "the cluster certificate's cluster has no https server URL" };
@@ -33,18 +36,19 @@ export function kubeconfigFromClusterCert(cert: unknown, contextName: string): K
   for (const field of ["client-certificate-data", "client-key-data"]) {
     if (typeof user[field] !== "string" || user[field] === "") return { ok: false, message: `the cluster certificate's user lacks ${field}` };
   }
-  const caData = chosen["certificate-authority-data"];
-  const cluster: Record<string, unknown> = {
-    ...(typeof caData === "string" && caData !== "" ? { "certificate-authority-data": caData } : {}),
-    ...(chosen["insecure-skip-tls-verify"] === true ? { "insecure-skip-tls-verify": true } : {}),
-  };
-  return singleContext(contextName, server, cluster, { "client-certificate-data": user["client-certificate-data"], "client-key-data": user["client-key-data"] });
+  // The clusters of one answer are endpoints of one API server with one CA; `externalCluster` just leaves it out.
+  const caData = caDataOf(chosen) ?? [...clusters.values()].map(caDataOf).find((data) => data !== undefined);
+  if (caData === undefined) {
+    const problem = chosen["insecure-skip-tls-verify"] === true ? "skips TLS verification" : "has no certificate-authority-data";
+    return { ok: false, message: `the cluster certificate's cluster "${chosenName}" ${problem} and none of its other clusters has certificate-authority-data to verify it with` };
+  }
+  return singleContext(contextName, server, { "certificate-authority-data": caData }, { "client-certificate-data": user["client-certificate-data"], "client-key-data": user["client-key-data"] });
 }
 
 /**
  * The cluster and user of `text`'s current context, renamed: the user's
  * credentials whatever their kind (client certificate, token), the
- * cluster's server, CA and TLS settings.
+ * cluster's server, CA and TLS settings except a skip of TLS verification.
  */
 export function kubeconfigForTenant(text: string, contextName: string): KubeconfigResult {
   let config: unknown;
@@ -61,7 +65,9 @@ export function kubeconfigForTenant(text: string, contextName: string): Kubeconf
   const server = cluster?.["server"];
   if (cluster === undefined || typeof server !== "string" || !isHttpsUrl(server)) return { ok: false, message: "the kubeconfig's cluster has no https server URL" };
   if (user === undefined || Object.keys(user).length === 0) return { ok: false, message: "the kubeconfig's context has no user credentials" };
-  return singleContext(contextName, server, cluster, user);
+  const { "insecure-skip-tls-verify": insecure, ...verified } = cluster;
+  if (insecure === true && caDataOf(verified) === undefined) return { ok: false, message: "the kubeconfig's cluster skips TLS verification and has no certificate-authority-data to verify it with" };
+  return singleContext(contextName, server, verified, user);
 }
 
 function singleContext(contextName: string, server: string, cluster: Record<string, unknown>, user: Record<string, unknown>): KubeconfigResult {
@@ -88,6 +94,11 @@ function namedEntries(config: unknown, list: string, field: string): Map<string,
     if (isRecord(body) && !entries.has(item["name"])) entries.set(item["name"], body);
   }
   return entries;
+}
+
+function caDataOf(cluster: Record<string, unknown>): string | undefined {
+  const data = cluster["certificate-authority-data"];
+  return typeof data === "string" && data !== "" ? data : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,0 +1,338 @@
+import { describe, expect, it } from "@jest/globals";
+import { SECRET_LABEL } from "@edgeconnect/api";
+import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
+import type { ClusterScope } from "@edgeconnect/runtime";
+import type { Secret } from "../tenant/tenant-resources.js";
+import {
+  CLUSTER_ID_ANNOTATION,
+  deleteKubeconfig,
+  ensureKubeconfig,
+  EXPIRES_ANNOTATION,
+  handBackClusterApiKubeconfig,
+  ISSUED_ANNOTATION,
+  kubeconfigRenewalDue,
+  SERVER_ANNOTATION,
+} from "./kubeconfig-secret.js";
+import type { Pass, ProvisionContext } from "./provision.js";
+import { cluster, REQUEST } from "./status-report.fixture.js";
+
+const DAY_MS = 24 * 3_600_000;
+const START = Date.parse("2030-01-01T00:00:00Z");
+const SECRET = "my-cluster-kubeconfig";
+const SECRET_PATH = "/api/v1/namespaces/default/secrets/my-cluster-kubeconfig";
+const KC_PATH = "/apis/platform.edgeconnect.eu/v1alpha1/namespaces/default/kubernetesclusters/my-cluster";
+const CLUSTER_ID = "cce-1";
+const SERVER = "https://80.158.1.2:5443";
+const KEY = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0ta3ViZWNvbmZpZy1zZWNyZXQtdGVzdA==";
+
+/** CCE's `clustercert` answer while an EIP is bound. */
+const CLUSTER_CERT = {
+  kind: "Config",
+  apiVersion: "v1",
+  clusters: [
+    { name: "internalCluster", cluster: { server: "https://192.168.0.10:5443", "certificate-authority-data": "Q0E=" } },
+    { name: "externalCluster", cluster: { server: SERVER, "insecure-skip-tls-verify": true } },
+    { name: "externalClusterTLSVerify", cluster: { server: SERVER, "certificate-authority-data": "Q0E=" } },
+  ],
+  users: [{ name: "user", user: { "client-certificate-data": "Q0VSVA==", "client-key-data": KEY } }],
+  contexts: [{ name: "internal", context: { cluster: "internalCluster", user: "user" } }],
+  "current-context": "internal",
+};
+
+const CAPI_KUBECONFIG = JSON.stringify({
+  apiVersion: "v1",
+  kind: "Config",
+  clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:20123", "certificate-authority-data": "Q0E=" } }],
+  users: [{ name: "c-admin", user: { "client-certificate-data": "Q0VSVA==", "client-key-data": KEY } }],
+  contexts: [{ name: "c-admin@c", context: { cluster: "c", user: "c-admin" } }],
+  "current-context": "c-admin@c",
+});
+
+const notFound = (method: string, path: string) => new HttpStatusError(method, path, 404, "");
+
+/**
+ * The tenant's workspace: what its API server holds (`live`) and what the
+ * controller's informer cache shows (`cached`), which catches up only on
+ * `sync()`. A hidden Secret exists but is not shown to us, as the Secrets
+ * claim hides one without SECRET_LABEL.
+ */
+function tenantWorkspace() {
+  const live = new Map<string, KubeObject>([[KC_PATH, cluster()]]);
+  const writes: { method: string; path: string }[] = [];
+  let cached: Secret | undefined;
+  let forbidden = false;
+  let hidden = false;
+  let version = 0;
+  const store = (path: string, body: KubeObject, uid: string) => {
+    live.set(path, { ...body, metadata: { ...body.metadata, uid, resourceVersion: String(++version) } });
+  };
+  const refuseSecrets = (method: string, path: string) => {
+    if (forbidden && path.includes("/secrets")) throw new HttpStatusError(method, path, 403, "");
+  };
+  const client = {
+    get: async <T>(path: string): Promise<T> => {
+      refuseSecrets("GET", path);
+      const found = live.get(path);
+      if (found === undefined || (hidden && path === SECRET_PATH)) throw notFound("GET", path);
+      return structuredClone(found) as T;
+    },
+    create: async <T>(path: string, body: KubeObject): Promise<T> => {
+      refuseSecrets("POST", path);
+      writes.push({ method: "POST", path });
+      const target = `${path}/${body.metadata?.name ?? ""}`;
+      if (live.has(target)) throw new HttpStatusError("POST", path, 409, "");
+      store(target, body, `secret-uid-${version}`);
+      return live.get(target) as T;
+    },
+    apply: async <T>(path: string, body: KubeObject): Promise<T> => {
+      refuseSecrets("PATCH", path);
+      writes.push({ method: "PATCH", path });
+      const current = live.get(path);
+      const expected = body.metadata?.resourceVersion;
+      if (expected !== undefined && expected !== current?.metadata?.resourceVersion) throw new HttpStatusError("PATCH", path, 409, "");
+      store(path, body, current?.metadata?.uid ?? `secret-uid-${version}`);
+      return live.get(path) as T;
+    },
+    delete: async (path: string, options?: { body?: { preconditions?: { uid?: string } } }): Promise<void> => {
+      refuseSecrets("DELETE", path);
+      writes.push({ method: "DELETE", path });
+      const current = live.get(path);
+      if (current === undefined) throw notFound("DELETE", path);
+      const uid = options?.body?.preconditions?.uid;
+      if (uid !== undefined && uid !== current.metadata?.uid) throw new HttpStatusError("DELETE", path, 409, "");
+      live.delete(path);
+    },
+  };
+  const scope = {
+    cluster: REQUEST.cluster,
+    client,
+    lister: () => ({ get: (_namespace: string, name: string) => (name === SECRET ? cached : undefined), list: () => [] }),
+  } as unknown as ClusterScope;
+  return {
+    scope,
+    writes,
+    secret: () => live.get(SECRET_PATH),
+    putSecret: (secret: Secret, options: { hidden?: boolean } = {}) => {
+      store(SECRET_PATH, secret, "their-uid");
+      hidden = options.hidden ?? false;
+    },
+    cache: (secret: Secret | undefined) => {
+      cached = secret;
+    },
+    sync: () => {
+      cached = live.get(SECRET_PATH);
+    },
+    forbidSecrets: () => {
+      forbidden = true;
+    },
+  };
+}
+
+function harness(validityDays = 365) {
+  const tenant = tenantWorkspace();
+  let now = START;
+  let issued = 0;
+  const gateway = {
+    clusterCertificate: async (_credentials: unknown, clusterId: string, days: number) => {
+      expect([clusterId, days]).toEqual([CLUSTER_ID, validityDays]);
+      issued += 1;
+      return CLUSTER_CERT;
+    },
+  };
+  const context = { gateway, kubeconfigValidityDays: validityDays, now: () => new Date(now), resources: { secrets: { name: "secrets", path: "/clusters/*/api/v1/secrets" } } } as unknown as ProvisionContext;
+  const capiSource = { data: { value: Buffer.from(CAPI_KUBECONFIG).toString("base64") } };
+  const writes = { get: async () => capiSource };
+  const pass = { request: REQUEST, scope: tenant.scope, signal: new AbortController().signal, writes } as unknown as Pass;
+  const kc = cluster();
+  return {
+    tenant,
+    issued: () => issued,
+    at: (ms: number) => {
+      now = START + ms;
+    },
+    ensure: () => ensureKubeconfig(context, pass, kc, SECRET, CLUSTER_ID, {} as never),
+    handBack: () => handBackClusterApiKubeconfig(context, pass, kc, SECRET, { namespace: "tenant-ns", name: "c-kubeconfig", key: "value" }),
+    delete: () => deleteKubeconfig(pass, SECRET),
+  };
+}
+
+/** A Secret of the kubeconfig's name the tenant made themselves, perhaps copied from one of ours (`ownerUid`). */
+function theirSecret(ownerUid?: string): Secret {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: {
+      name: SECRET,
+      namespace: "default",
+      annotations: { [CLUSTER_ID_ANNOTATION]: CLUSTER_ID, [ISSUED_ANNOTATION]: new Date(START).toISOString(), [EXPIRES_ANNOTATION]: new Date(START + 365 * DAY_MS).toISOString(), [SERVER_ANNOTATION]: SERVER },
+      ...(ownerUid === undefined ? {} : { ownerReferences: [{ apiVersion: "platform.edgeconnect.eu/v1alpha1", kind: "KubernetesCluster", name: "my-cluster", uid: ownerUid }] }),
+    },
+    data: { kubeconfig: "dGhlaXJz" },
+  };
+}
+
+describe("kubeconfigRenewalDue", () => {
+  const annotations = (issuedDaysAgo: number | undefined, expiresInDays: number): Record<string, string> => ({
+    ...(issuedDaysAgo === undefined ? {} : { [ISSUED_ANNOTATION]: new Date(START - issuedDaysAgo * DAY_MS).toISOString() }),
+    [EXPIRES_ANNOTATION]: new Date(START + expiresInDays * DAY_MS).toISOString(),
+  });
+
+  it.each<[string, number, boolean, Record<string, string>]>([
+    ["a 30-day kubeconfig an hour old", 30, false, annotations(1 / 24, 30 - 1 / 24)],
+    ["a 30-day kubeconfig with 11 of its days left", 30, false, annotations(19, 11)],
+    ["a 30-day kubeconfig with 9 of its days left", 30, true, annotations(21, 9)],
+    ["a 1-day kubeconfig with 9 of its hours left", 1, false, annotations(15 / 24, 9 / 24)],
+    ["a 1-day kubeconfig with 7 of its hours left", 1, true, annotations(17 / 24, 7 / 24)],
+    ["a 365-day kubeconfig with 200 days left", 365, false, annotations(165, 200)],
+    ["a 365-day kubeconfig with 100 days left", 365, true, annotations(265, 100)],
+    ["a 365-day kubeconfig issued when the validity was 30 days, with 11 days left", 365, false, annotations(19, 11)],
+    ["a kubeconfig without issue time, 200 of the 365 days of the validity left", 365, false, annotations(undefined, 200)],
+    ["a kubeconfig without issue time, 100 of the 365 days of the validity left", 365, true, annotations(undefined, 100)],
+    ["an expired kubeconfig", 30, true, annotations(31, -1)],
+    ["a kubeconfig without expiry", 30, true, {}],
+    ["a kubeconfig with an unreadable expiry", 30, true, { [EXPIRES_ANNOTATION]: "soon" }],
+  ])("%s, validity %i days: due %s", (_case, validityDays, due, given) => {
+    expect(kubeconfigRenewalDue(given, validityDays, new Date(START))).toBe(due);
+  });
+});
+
+describe("ensureKubeconfig", () => {
+  it("issues a 30-day kubeconfig once and renews it only when less than a third of its lifetime is left", async () => {
+    const subject = harness(30);
+    expect((await subject.ensure()).condition).toMatchObject({ status: "True", reason: "Issued" });
+    expect(subject.issued()).toBe(1);
+    subject.tenant.sync();
+
+    for (const days of [1 / 24, 1, 19]) {
+      subject.at(days * DAY_MS);
+      expect(await subject.ensure()).toMatchObject({ condition: { status: "True" }, server: SERVER });
+    }
+    expect(subject.issued()).toBe(1);
+
+    subject.at(21 * DAY_MS);
+    await subject.ensure();
+    expect(subject.issued()).toBe(2);
+    expect(subject.tenant.secret()?.metadata?.annotations).toEqual({
+      [CLUSTER_ID_ANNOTATION]: CLUSTER_ID,
+      [ISSUED_ANNOTATION]: new Date(START + 21 * DAY_MS).toISOString(),
+      [EXPIRES_ANNOTATION]: new Date(START + 51 * DAY_MS).toISOString(),
+      [SERVER_ANNOTATION]: SERVER,
+    });
+  });
+
+  it("labels the Secret so that the Secrets claim and the cache show it to us, and has the KubernetesCluster own it", async () => {
+    const subject = harness();
+    await subject.ensure();
+    const written = subject.tenant.secret();
+    expect(written?.metadata?.labels).toMatchObject({ [MANAGED_BY_LABEL]: MANAGED_BY, [SECRET_LABEL.key]: SECRET_LABEL.value });
+    expect(written?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: "KubernetesCluster", name: "my-cluster", uid: "uid-1", controller: true })]);
+  });
+
+  it.each<[string, (written: Secret) => Secret | undefined]>([
+    ["shows a kubeconfig of ours about to expire", (written) => ({ ...written, metadata: { ...written.metadata, annotations: { ...written.metadata?.annotations, [ISSUED_ANNOTATION]: new Date(START - 360 * DAY_MS).toISOString(), [EXPIRES_ANNOTATION]: new Date(START + 5 * DAY_MS).toISOString() } } })],
+    ["does not show our Secret yet", () => undefined],
+  ])("issues nothing when the cache %s but the API server holds a fresh one of ours", async (_case, stale) => {
+    const subject = harness();
+    await subject.ensure();
+    const written = subject.tenant.secret() as Secret;
+    subject.tenant.cache(stale(written));
+    const writes = subject.tenant.writes.length;
+
+    expect(await subject.ensure()).toEqual({ condition: { status: "True", reason: "Issued", message: `Secret "${SECRET}" holds the kubeconfig` }, server: SERVER });
+    expect(subject.issued()).toBe(1);
+    expect(subject.tenant.writes).toHaveLength(writes);
+  });
+
+  it.each<[string, string | undefined]>([
+    ["without owner", undefined],
+    ["owned by an earlier KubernetesCluster of the name", "uid-0"],
+  ])("leaves a Secret of the name that is not ours (%s) alone, asks the tenant to rename or delete it, and issues nothing", async (_case, ownerUid) => {
+    const subject = harness();
+    subject.tenant.putSecret(theirSecret(ownerUid));
+    subject.tenant.sync();
+    const theirs = subject.tenant.secret();
+
+    const result = await subject.ensure();
+    expect(result.condition).toMatchObject({ status: "False", reason: "KubeconfigSecretConflict" });
+    expect(result.condition.message).toContain(`Secret "${SECRET}"`);
+    expect(result.condition.message).toMatch(/rename or delete/);
+    expect(result.server).toBeUndefined();
+    expect(subject.issued()).toBe(0);
+    expect(subject.tenant.writes).toEqual([]);
+    expect(subject.tenant.secret()).toEqual(theirs);
+  });
+
+  it("asks CCE for nothing when a Secret of the name exists that the Secrets claim does not show us", async () => {
+    const subject = harness();
+    subject.tenant.putSecret(theirSecret(), { hidden: true });
+    const theirs = subject.tenant.secret();
+
+    expect((await subject.ensure()).condition).toMatchObject({ status: "False", reason: "KubeconfigSecretConflict" });
+    expect(subject.issued()).toBe(0);
+    expect(subject.tenant.secret()).toEqual(theirs);
+  });
+
+  it("decides from the API server that the Secret is no longer ours, whatever the cache shows", async () => {
+    const subject = harness(30);
+    await subject.ensure();
+    subject.tenant.sync();
+    subject.tenant.putSecret(theirSecret());
+    const writes = subject.tenant.writes.length;
+    subject.at(25 * DAY_MS);
+
+    expect((await subject.ensure()).condition).toMatchObject({ status: "False", reason: "KubeconfigSecretConflict" });
+    expect(subject.issued()).toBe(1);
+    expect(subject.tenant.writes).toHaveLength(writes);
+  });
+});
+
+describe("handBackClusterApiKubeconfig", () => {
+  it("copies Cluster API's kubeconfig into a Secret owned by the KubernetesCluster", async () => {
+    const subject = harness();
+    expect(await subject.handBack()).toMatchObject({ condition: { status: "True" }, server: "https://127.0.0.1:20123" });
+    expect(subject.tenant.secret()?.metadata?.ownerReferences).toEqual([expect.objectContaining({ uid: "uid-1" })]);
+  });
+
+  it.each([false, true])("leaves a Secret of the name that is not ours alone, deciding from the API server (hidden by the claim: %s)", async (hidden) => {
+    const subject = harness();
+    subject.tenant.putSecret(theirSecret(), { hidden });
+    const theirs = subject.tenant.secret();
+
+    const result = await subject.handBack();
+    expect(result.condition).toMatchObject({ status: "False", reason: "KubeconfigSecretConflict" });
+    expect(result.condition.message).toContain(`Secret "${SECRET}"`);
+    expect(subject.tenant.writes.filter((write) => write.method !== "POST")).toEqual([]);
+    expect(subject.tenant.secret()).toEqual(theirs);
+  });
+});
+
+describe("deleteKubeconfig", () => {
+  it("deletes the Secret of ours", async () => {
+    const subject = harness();
+    await subject.ensure();
+    const outcome = await subject.delete();
+    expect(subject.tenant.secret()).toBeUndefined();
+    expect(outcome).toBe("deleted");
+  });
+
+  it.each<[string, string | undefined]>([
+    ["without owner", undefined],
+    ["owned by an earlier KubernetesCluster of the name", "uid-0"],
+  ])("leaves a Secret of the name that is not ours (%s) alone", async (_case, ownerUid) => {
+    const subject = harness();
+    subject.tenant.putSecret(theirSecret(ownerUid));
+    const outcome = await subject.delete();
+    expect(subject.tenant.secret()).toBeDefined();
+    expect(subject.tenant.writes).toEqual([]);
+    expect(outcome).toBe("notOurs");
+  });
+
+  it("lets teardown go on when the Secret is gone or the workspace refuses access to Secrets", async () => {
+    const refused = harness();
+    await refused.ensure();
+    refused.tenant.forbidSecrets();
+    expect(await refused.delete()).toBe("forbidden");
+    expect(await harness().delete()).toBe("absent");
+  });
+});
