@@ -43,6 +43,7 @@ export {
   type OtcCredentials,
   type PasswordCredentials,
 } from "./credentials/credential-parsing.js";
+export { MAX_SOLD_OUT, recordedSoldOut, SOLD_OUT_ANNOTATION, soldOutAnnotation } from "./flavors/sold-out-record.js";
 export { accountAnnotations, accountChange, accountOf, ACCOUNT_ANNOTATIONS, recordedAccount, type CloudAccount } from "./credentials/pinned-account.js";
 export {
   capabilityMisses,

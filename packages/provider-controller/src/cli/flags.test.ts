@@ -20,6 +20,8 @@ describe("parseProviderControllerFlags", () => {
       leaderElectNamespace: "kube-system",
       leaderElectName: "provider-controller",
       clusterApi: false,
+      orphanAuditIntervalMs: 600_000,
+      orphanTeardown: false,
     });
     expect(flags.infraKubeconfig).toBeUndefined();
   });
@@ -55,6 +57,16 @@ describe("parseProviderControllerFlags", () => {
     expect(() => parseProviderControllerFlags(["--kcp-kubeconfig=/k", "--allowed-otc-auth-url=iam.example"])).toThrow(/--allowed-otc-auth-url/);
   });
 
+  it("takes --kubeconfig-validity-days from 1 to 1825 days only, saying the range otherwise", () => {
+    const parse = (days: string) => parseProviderControllerFlags(["--kcp-kubeconfig=/kcp", `--kubeconfig-validity-days=${days}`]);
+    expect(parse("1").kubeconfigValidityDays).toBe(1);
+    expect(parse("1825").kubeconfigValidityDays).toBe(1825);
+    for (const days of ["1826", "36500", "0", "-1", "7.5", "1e3", "ten"]) {
+      expect(() => parse(days)).toThrow(FlagError);
+      expect(() => parse(days)).toThrow(/^--kubeconfig-validity-days must be a whole number of days from 1 to 1825/);
+    }
+  });
+
   it("reads --cluster-api as a boolean that takes no separate value", () => {
     const parse = (...args: string[]) => parseProviderControllerFlags(["--kcp-kubeconfig=/kcp", ...args]);
     expect(parse("--cluster-api").clusterApi).toBe(true);
@@ -64,6 +76,15 @@ describe("parseProviderControllerFlags", () => {
     expect(parse("--cluster-api=1").clusterApi).toBe(true);
     expect(() => parse("--cluster-api=yes")).toThrow(/--cluster-api: invalid boolean "yes", use true or false/);
     expect(() => parse("--cluster-apis")).toThrow(FlagError);
+  });
+
+  it("reads the orphan audit's interval, 0 switching it off, and --orphan-teardown as a boolean", () => {
+    const parse = (...args: string[]) => parseProviderControllerFlags(["--kcp-kubeconfig=/kcp", ...args]);
+    expect(parse("--orphan-audit-interval=2s", "--orphan-teardown")).toMatchObject({ orphanAuditIntervalMs: 2_000, orphanTeardown: true });
+    expect(parse("--orphan-audit-interval=0").orphanAuditIntervalMs).toBe(0);
+    expect(parse("--orphan-teardown=false").orphanTeardown).toBe(false);
+    expect(() => parse("--orphan-audit-interval=10")).toThrow(/--orphan-audit-interval/);
+    expect(() => parse("--orphan-audit-interval=-1m")).toThrow(/--orphan-audit-interval/);
   });
 
   it("lets --help through without a kubeconfig", () => {

@@ -27,13 +27,17 @@ export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBind
   readonly leaderElectName: string;
   /** ClusterAPI KubernetesClusters, from the template sets on the infrastructure cluster. */
   readonly clusterApi: boolean;
+  /** How often the leader looks for infrastructure whose KubernetesCluster is gone; 0: never. */
+  readonly orphanAuditIntervalMs: number;
+  /** Whether the audit deletes what it finds, or only reports it. */
+  readonly orphanTeardown: boolean;
   readonly help: boolean;
 }
 
 /** OTC's public IAM endpoints, one per region. */
 export const DEFAULT_ALLOWED_AUTH_URL = "https://iam.*.otc.t-systems.com/";
 
-const BOOLEAN_FLAGS = new Set(["cluster-api"]);
+const BOOLEAN_FLAGS = new Set(["cluster-api", "orphan-teardown"]);
 
 const VALUE_FLAGS = new Set([
   "kcp-kubeconfig",
@@ -47,6 +51,7 @@ const VALUE_FLAGS = new Set([
   "kubeconfig-validity-days",
   "leader-elect-resource-namespace",
   "leader-elect-resource-name",
+  "orphan-audit-interval",
 ]);
 
 export const USAGE = `Usage: provider-controller [flags]
@@ -60,12 +65,15 @@ export const USAGE = `Usage: provider-controller [flags]
   --otc-concurrency-per-credentials=N      OTC calls in flight per credential set; default 2
   --otc-timeout=DURATION                   per OTC call; default 20s
   --credential-cache-ttl=DURATION          how long an IAM verdict on a credential set holds; default 10m
-  --kubeconfig-validity-days=N             lifetime of the kubeconfigs handed to tenants; default 365
+  --kubeconfig-validity-days=N             lifetime of the kubeconfigs handed to tenants, 1 to 1825; default 365
   --leader-elect[=BOOL]                    default false
   --leader-elect-resource-namespace=NS     Lease namespace on the infrastructure cluster; default kube-system
   --leader-elect-resource-name=NAME        default provider-controller
   --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.edgeconnect.eu
                                            ProviderConfigs) on the infrastructure cluster; true or false, default false
+  --orphan-audit-interval=DURATION         how often the leader reports infrastructure whose KubernetesCluster is gone;
+                                           default 10m; 0 disables
+  --orphan-teardown[=BOOL]                 also delete what the audit finds; default false
   --metrics-bind-address=ADDR              default :8080; 0 disables
   --health-probe-bind-address=ADDR         /healthz and /readyz; default :8081; 0 disables
   --help
@@ -93,12 +101,30 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     otcConcurrencyPerCredentials: positiveInteger("--otc-concurrency-per-credentials", line.value("otc-concurrency-per-credentials") ?? "2"),
     otcTimeoutMs: parseDuration("--otc-timeout", line.value("otc-timeout") ?? "20s"),
     credentialCacheTtlMs: parseDuration("--credential-cache-ttl", line.value("credential-cache-ttl") ?? "10m"),
-    kubeconfigValidityDays: positiveInteger("--kubeconfig-validity-days", line.value("kubeconfig-validity-days") ?? "365"),
+    kubeconfigValidityDays: validityDays(line.value("kubeconfig-validity-days") ?? "365"),
     leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
     leaderElectName: line.value("leader-elect-resource-name") ?? "provider-controller",
     clusterApi: line.flag("cluster-api") ?? false,
+    orphanAuditIntervalMs: auditInterval(line.value("orphan-audit-interval") ?? "10m"),
+    orphanTeardown: line.flag("orphan-teardown") ?? false,
     help: line.help,
   };
+}
+
+/** Kubeconfigs live at most five years: a leaked one is a key to a tenant's cluster until it expires. */
+const MAX_KUBECONFIG_VALIDITY_DAYS = 1825;
+
+function validityDays(text: string): number {
+  const days = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(days >= 1 && days <= MAX_KUBECONFIG_VALIDITY_DAYS)) {
+    throw new FlagError(`--kubeconfig-validity-days must be a whole number of days from 1 to ${MAX_KUBECONFIG_VALIDITY_DAYS}, not ${JSON.stringify(text)}`);
+  }
+  return days;
+}
+
+/** A duration, or 0 to switch the audit off. */
+function auditInterval(text: string): number {
+  return text === "0" ? 0 : parseDuration("--orphan-audit-interval", text);
 }
 
 /**

@@ -81,11 +81,6 @@ export class InfrastructureCluster {
     return store.list().filter((obj) => obj.metadata?.namespace === namespace) as DeepReadonly<T>[];
   }
 
-  /** Whether any watched kind has an object of ours in `namespace`. */
-  holdsAnything(namespace: string): boolean {
-    return [...this.stores.values()].some((store) => store.list().some((obj) => obj.metadata?.namespace === namespace));
-  }
-
   /** The same client with every call bound to `signal`: a reconcile's view. */
   bound(signal: AbortSignal): InfrastructureWrites {
     return new InfrastructureWrites(this.client.withSignal(signal), this.discovery, signal);
@@ -165,4 +160,16 @@ export class InfrastructureWrites {
     return (await this.get(kind, namespace, name)) === undefined;
   }
 
+  /**
+   * The objects of `kind` in `namespace` carrying every one of `labels`, as
+   * the API server holds them now: for decisions a cache that lags behind
+   * must not make (what is left to delete). Unpaged: one tenant namespace
+   * holds a handful of each kind.
+   */
+  async list<T extends KubeObject>(kind: InfraKind, namespace: string, labels: Readonly<Record<string, string>>): Promise<T[]> {
+    const labelSelector = Object.entries(labels)
+      .map(([key, value]) => `${key}=${value}`)
+      .join(",");
+    return (await this.client.list<T>(kindPath(kind, namespace), { query: { labelSelector } })).items;
+  }
 }

@@ -1,12 +1,13 @@
 /**
  * What exists on the infrastructure cluster for one KubernetesCluster, read
  * from the watch caches: the world the reconciler compares its desired
- * objects with. Only the tenant's own namespace is looked at, and only
- * objects marked as made for this KubernetesCluster.
+ * objects with; and what is left of it, read from the API server: what
+ * teardown waits for. Only the tenant's own namespace is looked at, and
+ * only objects marked as made for this KubernetesCluster.
  */
-import { CLUSTER_V3, EIP_V1, KEYPAIR_V2, NODE_POOL_V3, SUBNET_V1, VPC_V1, type ManagedResource } from "@edgeconnect/provisioning";
+import { CLUSTER_V3, EIP_V1, KEYPAIR_V2, NODE_POOL_V3, ownerLabels, SUBNET_V1, UID_LABEL, VPC_V1, type ManagedResource } from "@edgeconnect/provisioning";
 import type { DeepReadonly, Request } from "@edgeconnect/runtime";
-import type { InfrastructureCluster, InfraKind } from "../infrastructure/infrastructure-cluster.js";
+import type { InfrastructureCluster, InfrastructureWrites, InfraKind } from "../infrastructure/infrastructure-cluster.js";
 import { ownedBy } from "../infrastructure/owner.js";
 
 export type Observed = DeepReadonly<ManagedResource>;
@@ -40,12 +41,23 @@ export function observeInfrastructure(infra: InfrastructureCluster, namespace: s
   };
 }
 
-/** Every managed resource made for `request` in `namespace`, by kind: what teardown must see gone. */
-export function ownedResources(infra: InfrastructureCluster, namespace: string, request: Request, kinds: readonly InfraKind[]): { kind: InfraKind; obj: Observed }[] {
-  return kinds.flatMap((kind) =>
-    infra
-      .list<ManagedResource>(kind, namespace)
-      .filter((obj) => ownedBy(obj, request))
-      .map((obj) => ({ kind, obj })),
-  );
+/**
+ * The labels of every object made for `request` (`ownerLabels`), but for
+ * the uid: ownership is by namespace and name (see `ownedBy`).
+ */
+export function ownerSelector(request: Request): Record<string, string> {
+  return Object.fromEntries(Object.entries(ownerLabels({ ...request, uid: "" })).filter(([key]) => key !== UID_LABEL));
+}
+
+/**
+ * Every managed resource made for `request` in `namespace`, by kind, listed
+ * from the API server: what teardown must see gone. Not from the caches: one
+ * created just before the deletion may not be in them yet, and would be
+ * left behind in the cloud.
+ */
+export async function ownedResources(writes: InfrastructureWrites, namespace: string, request: Request, kinds: readonly InfraKind[]): Promise<{ kind: InfraKind; obj: Observed }[]> {
+  const selector = ownerSelector(request);
+  const listed = await Promise.all(kinds.map(async (kind) => (await writes.list<ManagedResource>(kind, namespace, selector)).map((obj) => ({ kind, obj }))));
+  // The labels may be shortened (`labelValue`) and so shared: the annotations tell.
+  return listed.flat().filter(({ obj }) => ownedBy(obj, request));
 }

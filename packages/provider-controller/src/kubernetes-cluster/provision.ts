@@ -13,6 +13,10 @@ import { generateKeyPair } from "node:crypto";
 import { promisify } from "node:util";
 import type { KubernetesCluster, ProviderMachineFlavor } from "@edgeconnect/api";
 import {
+  accountAnnotations,
+  accountChange,
+  accountOf,
+  capabilityMisses,
   CLUSTER_V3,
   clusterObjectNames,
   CONDITION,
@@ -28,6 +32,8 @@ import {
   openSshPublicKey,
   ownerAnnotations,
   ownerLabels,
+  recordedAccount,
+  recordedSoldOut,
   refusedChanges,
   renderCluster,
   renderCredentialsSecret,
@@ -37,11 +43,13 @@ import {
   renderNodePool,
   renderSubnet,
   renderVpc,
+  soldOutAnnotation,
   SUBNET_V1,
   subnetNetworkId,
   tenantNamespace,
   toGiB,
   VPC_V1,
+  type CloudAccount,
   type ClusterObjectNames,
   RANDOM_ZONE,
   type FlavorChoice,
@@ -52,11 +60,13 @@ import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { holdSecrets, type ClusterScope, type DeepReadonly, type Request, type SecretHolder } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import { clusterSecrets } from "../tenant/secret-holders.js";
+import { withinClusterQuota } from "../tenant/cluster-quota.js";
 import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
 import type { ClusterApiContext } from "./cluster-api-provision.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
 import { observeInfrastructure, type Observed, type ObservedInfrastructure } from "./observed-infrastructure.js";
 import type { StatusReport } from "./status-report.js";
+import type { SupersededProviderConfigs } from "./superseded-provider-configs.js";
 import { claimNamespaceOrRefuse } from "./tenant-namespace.js";
 
 export interface ProvisionContext extends CredentialsContext {
@@ -66,6 +76,9 @@ export interface ProvisionContext extends CredentialsContext {
   readonly now: () => Date;
   /** Undefined when the platform does not offer Cluster API (`--cluster-api` off). */
   readonly clusterApi?: ClusterApiContext;
+  readonly supersededProviderConfigs: SupersededProviderConfigs;
+  /** See cluster-quota.ts. */
+  readonly maxClustersPerWorkspace: number;
 }
 
 export interface Pass {
@@ -90,6 +103,16 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
   const observed = observeInfrastructure(context.infra, namespace.name, request, names);
 
+  // Only a cluster that has nothing yet can be held back; counting costs a look at the workspace's clusters, so only then.
+  const started = observed.vpc ?? observed.subnet ?? observed.eip ?? observed.keypair ?? observed.cluster ?? observed.nodePools[0];
+  if (started === undefined && !withinClusterQuota(pass.scope.lister(context.resources.clusters).list(), kc, context.maxClustersPerWorkspace)) {
+    report.refuse(
+      "ClusterQuotaExceeded",
+      `this workspace has ${context.maxClustersPerWorkspace} older KubernetesClusters, the most the platform makes for one workspace; nothing was created for this one. Delete another, or ask the platform team to raise the bound`,
+    );
+    return { requeueAfterMs: RESYNC_PROVISIONING_MS };
+  }
+
   // The CRD requires configRef for OTC.
   const configName = spec.providerRef.configRef?.name ?? "";
   const credentials = await resolveCredentials(context, pass.scope, request.namespace, configName, pass.signal);
@@ -98,9 +121,16 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
     if (credentials.transient === true) throw new Error(credentials.message);
     return { requeueAfterMs: credentials.retryAfterMs ?? RESYNC_PROVISIONING_MS };
   }
+  const account = accountOf(credentials.credentials, credentials.projectId);
+  const moved = accountMoved(observed, account);
+  if (moved !== undefined) {
+    report.fail(CONDITION.CredentialsValid, "UnsupportedChange", moved);
+    report.refuse("UnsupportedChange", moved);
+    return { requeueAfterMs: RESYNC_READY_MS };
+  }
   report.pass(CONDITION.CredentialsValid, "Accepted", `OTC IAM accepted the credentials of ProviderConfig "${configName}"`);
 
-  const matcher = flavorMatcher(context, pass, spec);
+  const matcher = flavorMatcher(context, pass, spec, credentials.credentials.region);
   if (matcher === undefined) {
     report.fail(
       CONDITION.FlavorMatched,
@@ -110,7 +140,10 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
     report.flavor();
     return { requeueAfterMs: RESYNC_PROVISIONING_MS };
   }
-  const choice = chooseFlavor(matcher, kc, observed, names);
+  // What was found sold out is remembered where the tenant cannot write it (sold-out-record.ts); status only shows it.
+  const soldOut = recordedSoldOut(observed.cluster?.metadata?.annotations);
+  report.knownSoldOut(soldOut);
+  const choice = chooseFlavor(matcher, kc, observed, names, soldOut);
   if (!choice.ok) {
     report.fail(CONDITION.FlavorMatched, choice.reason ?? "NoMatchingFlavor", choice.message);
     report.flavor();
@@ -127,7 +160,7 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   if (!(await claimNamespaceOrRefuse(pass.writes, namespace, request.cluster, report))) return { requeueAfterMs: RESYNC_READY_MS };
 
   const labels = ownerLabels({ ...request, uid: kc.metadata?.uid ?? "" });
-  const annotations = ownerAnnotations({ ...request, uid: kc.metadata?.uid ?? "" });
+  const annotations = { ...ownerAnnotations({ ...request, uid: kc.metadata?.uid ?? "" }), ...accountAnnotations(account) };
   const meta = (name: string) => ({ name, namespace: namespace.name, labels, annotations });
   const pcName = names.providerConfig(request.namespace, configName);
   const secretName = names.credentialsSecret(request.namespace, configName);
@@ -143,21 +176,26 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   report.step(CONDITION.NetworkReady, network.condition);
 
   const address = managedResourceState(observed.eip).state === "Ready" ? eipAddress(observed.eip) : undefined;
-  if (network.vpcId !== undefined && network.networkId !== undefined && address !== undefined) {
-    await pass.writes.apply(
-      CLUSTER_V3,
-      renderCluster({
-        ...common,
-        metadata: meta(names.cluster),
-        name: names.otc.cluster,
-        kubernetesVersion: spec.kubernetes.version,
-        vpcId: network.vpcId,
-        subnetNetworkId: network.networkId,
-        eipAddress: address,
-        ...(spec.availableZone === undefined ? {} : { availableZone: spec.availableZone }),
-      }),
-    );
-  }
+  const renderClusterV3 = (pairs: readonly FlavorZone[]) =>
+    network.vpcId === undefined || network.networkId === undefined || address === undefined
+      ? undefined
+      : renderCluster({
+          ...common,
+          metadata: { ...meta(names.cluster), annotations: { ...annotations, ...soldOutAnnotation(pairs) } },
+          name: names.otc.cluster,
+          kubernetesVersion: spec.kubernetes.version,
+          vpcId: network.vpcId,
+          subnetNetworkId: network.networkId,
+          eipAddress: address,
+          ...(spec.availableZone === undefined ? {} : { availableZone: spec.availableZone }),
+        });
+  const clusterV3 = renderClusterV3(soldOut);
+  if (clusterV3 !== undefined) await pass.writes.apply(CLUSTER_V3, clusterV3);
+  const recordSoldOut = async (pairs: readonly FlavorZone[]): Promise<void> => {
+    const updated = renderClusterV3(pairs);
+    if (updated === undefined) throw new Error("a sold-out flavor cannot be recorded while the cluster's network or address is not known; retrying");
+    await pass.writes.apply(CLUSTER_V3, updated);
+  };
   const controlPlane = stateCondition(observed.cluster, "the CCE cluster");
   report.step(CONDITION.ControlPlaneReady, controlPlane);
   const clusterId = controlPlane.status === "True" ? observedId(observed.cluster) : undefined;
@@ -166,7 +204,7 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const keypairReady = managedResourceState(observed.keypair).state === "Ready";
   let poolChoice: Choice = choice;
   if (clusterId !== undefined && keypairReady) {
-    poolChoice = await ensureNodePool(pass, kc, observed, names, meta, { ...common, clusterId, keypairName: names.otc.keypair }, choice, matcher, report);
+    poolChoice = await ensureNodePool(pass, kc, observed, names, meta, { ...common, clusterId, keypairName: names.otc.keypair }, choice, matcher, report, recordSoldOut);
   } else {
     report.step(CONDITION.NodePoolReady, { status: "Unknown", reason: "WaitingForControlPlane", message: "the node pool is created once the control plane is ready" });
   }
@@ -179,6 +217,10 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   } else {
     report.step(CONDITION.KubeconfigReady, { status: "Unknown", reason: "WaitingForControlPlane", message: "the kubeconfig is issued once the control plane is ready" });
   }
+  const referenced = [observed.vpc, observed.subnet, observed.eip, observed.keypair, observed.cluster, ...observed.nodePools].map(
+    (mr) => (mr?.spec as { providerConfigRef?: { name?: string } } | undefined)?.providerConfigRef?.name ?? pcName,
+  );
+  await context.supersededProviderConfigs.release(pass.writes, namespace.name, request, kc.metadata?.uid ?? "", pcName, referenced);
   return { requeueAfterMs: report.ready ? RESYNC_READY_MS : RESYNC_PROVISIONING_MS };
 }
 
@@ -191,6 +233,17 @@ export interface StepCondition {
   readonly status: "True" | "False" | "Unknown";
   readonly reason: string;
   readonly message: string;
+}
+
+/** Why `account` is not the one the cluster's resources were made in; undefined when it is, or none was recorded. */
+function accountMoved(observed: ObservedInfrastructure, account: CloudAccount): string | undefined {
+  const resources = [observed.vpc, observed.subnet, observed.eip, observed.keypair, observed.cluster, ...observed.nodePools];
+  for (const mr of resources) {
+    const recorded = recordedAccount(mr?.metadata?.annotations);
+    const change = recorded === undefined ? undefined : accountChange(recorded, account);
+    if (change !== undefined) return change;
+  }
+  return undefined;
 }
 
 function forProvider(mr: Observed | undefined): Readonly<Record<string, unknown>> | undefined {
@@ -242,22 +295,26 @@ function observedShape(observed: ObservedInfrastructure): Parameters<typeof refu
 
 type Choice = ReturnType<typeof matchFlavor> & { reason?: string };
 
-/** The catalogue's answer for this cluster's MachineCapabilities, skipping sold-out candidates, optionally pinned. */
-type Matcher = (exclude: readonly FlavorZone[], pinned?: string) => Choice;
+/**
+ * The catalogue's answer for this cluster's MachineCapabilities, skipping
+ * sold-out candidates, optionally pinned; and what a flavor lacks of them.
+ */
+type Matcher = ((exclude: readonly FlavorZone[], pinned?: string) => Choice) & { readonly misses: (flavor: string) => string[] | undefined };
 
 /** Undefined when the MachineCapabilities the spec names does not exist. */
-function flavorMatcher(context: ProvisionContext, pass: Pass, spec: NonNullable<KubernetesCluster["spec"]>): Matcher | undefined {
+function flavorMatcher(context: ProvisionContext, pass: Pass, spec: NonNullable<KubernetesCluster["spec"]>, region: string): Matcher | undefined {
   const capabilities = pass.scope.lister(context.resources.capabilities).get(pass.request.namespace, spec.machineCapabilitiesRef.name)?.spec;
   if (capabilities === undefined) return undefined;
-  return (exclude, pinned) =>
+  const request = { providerType: spec.providerRef.type, capabilities, flavors: context.flavors() as ProviderMachineFlavor[] };
+  const matcher = (exclude: readonly FlavorZone[], pinned?: string): Choice =>
     matchFlavor({
-      providerType: spec.providerRef.type,
-      capabilities,
-      flavors: context.flavors() as ProviderMachineFlavor[],
+      ...request,
       zone: spec.nodeAvailableZone ?? RANDOM_ZONE,
+      region,
       ...(pinned === undefined ? {} : { pinned }),
       exclude: exclude.map((entry) => ({ flavor: entry.flavor, zone: entry.zone })),
     });
+  return Object.assign(matcher, { misses: (flavor: string) => capabilityMisses(request, flavor) });
 }
 
 /**
@@ -265,9 +322,9 @@ function flavorMatcher(context: ProvisionContext, pass: Pass, spec: NonNullable<
  * (a catalogue change must not replace running nodes), else the user's pin,
  * else the smallest match, skipping what was found sold out.
  */
-function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames): Choice {
+function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames, soldOut: readonly FlavorZone[]): Choice {
   const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
-  const match = matcher(kc.status?.flavor?.soldOut ?? [], spec.nodeFlavor);
+  const match = matcher(soldOut, spec.nodeFlavor);
   const current = observed.nodePools.find((pool) => pool.metadata?.deletionTimestamp === undefined && !isSoldOut(pool));
   const currentFlavor = forProvider(current)?.flavor as string | undefined;
   const currentZone = forProvider(current)?.availabilityZone as string | undefined;
@@ -277,6 +334,16 @@ function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, obs
         ok: false,
         reason: "UnsupportedChange",
         message: `nodeFlavor cannot change from ${currentFlavor} to ${spec.nodeFlavor} in place; set it back to ${currentFlavor}`,
+        rejected: [],
+      };
+    }
+    // A matched pool whose flavor no longer gives what MachineCapabilities ask would report a match that is not applied.
+    const misses = spec.nodeFlavor === undefined ? matcher.misses(currentFlavor) : undefined;
+    if (misses !== undefined && misses.length > 0) {
+      return {
+        ok: false,
+        reason: "UnsupportedChange",
+        message: `the node pool runs ${currentFlavor}, which lacks what MachineCapabilities "${spec.machineCapabilitiesRef.name}" now asks (${misses.join(", ")}); a running pool's flavor cannot change in place: restore the capabilities, or create a new KubernetesCluster`,
         rejected: [],
       };
     }
@@ -338,7 +405,7 @@ async function ensureNetwork(pass: Pass, kc: DeepReadonly<KubernetesCluster>, ob
 
 /**
  * The worker node pool at the chosen flavor and zone. A pool found SoldOut
- * is recorded in status first (so a restart remembers it), then, for a
+ * is recorded first (`recordSoldOut`, so a restart remembers it), then, for a
  * matched flavor, the next candidate gets a new pool and the sold-out one
  * goes; a pinned flavor stays and the tenant is told what to change.
  */
@@ -352,6 +419,7 @@ async function ensureNodePool(
   initial: Choice,
   matcher: Matcher,
   report: StatusReport,
+  recordSoldOut: (pairs: readonly FlavorZone[]) => Promise<void>,
 ): Promise<Choice> {
   const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
   let choice = initial as FlavorChoice & Choice;
@@ -368,7 +436,7 @@ async function ensureNodePool(
       return choice;
     }
     const soldOut = report.addSoldOut(choice.flavor, choice.zone);
-    await report.flush(pass);
+    await recordSoldOut(soldOut);
     const next = matcher(soldOut);
     if (!next.ok) {
       report.step(CONDITION.NodePoolReady, { status: "False", reason: "SoldOut", message: `every matching flavor is sold out (${soldOut.map((entry) => entry.flavor).join(", ")}); ${next.message}` });

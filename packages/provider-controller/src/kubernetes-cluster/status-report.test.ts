@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { CLUSTER_API_STEPS, CONDITION, STEP_CONDITIONS } from "@edgeconnect/provisioning";
+import type { RequestOptionsLite } from "@edgeconnect/kcp-ts";
+import type { ClusterScope } from "@edgeconnect/runtime";
 import { StatusReport } from "./status-report.js";
 import { cluster, REQUEST, statusHarness as harness } from "./status-report.fixture.js";
 
@@ -82,5 +84,24 @@ describe("StatusReport", () => {
       ["Ready", "False"],
     ]);
     expect(written()?.phase).toBe("Provisioning");
+  });
+
+  it("guards each status write by the version it was computed from, and the next by the version the last one left", async () => {
+    const kc = { ...cluster(), metadata: { ...cluster().metadata, resourceVersion: "41" } };
+    const sent: (string | undefined)[] = [];
+    const client = {
+      request: async <T>(_method: string, _path: string, options?: RequestOptionsLite): Promise<T> => {
+        const body = options?.body as { metadata: { resourceVersion?: string }; status: object };
+        sent.push(body.metadata.resourceVersion);
+        return { ...kc, metadata: { ...kc.metadata, resourceVersion: String(Number(body.metadata.resourceVersion) + 1) }, status: body.status } as T;
+      },
+    };
+    const { recorder } = harness(kc);
+    const scope = { ...harness(kc).scope, client } as unknown as ClusterScope;
+    const report = new StatusReport(kc, recorder);
+    allTrue(report);
+    await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
+    await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
+    expect(sent).toEqual(["41", "42"]);
   });
 });

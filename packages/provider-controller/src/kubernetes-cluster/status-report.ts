@@ -6,7 +6,7 @@
  * reconcile that learns nothing new says nothing new.
  */
 import type { KubernetesCluster, KubernetesClusterStatus } from "@edgeconnect/api";
-import { CONDITION, OTC_STEPS, summarize, type ClusterSteps, type FlavorChoice } from "@edgeconnect/provisioning";
+import { CONDITION, MAX_SOLD_OUT, OTC_STEPS, summarize, type ClusterSteps, type FlavorChoice } from "@edgeconnect/provisioning";
 import {
   applyStatus,
   findCondition,
@@ -22,11 +22,11 @@ import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { FIELD_MANAGER } from "../infrastructure/infrastructure-cluster.js";
 import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
 import type { Pass, StepCondition } from "./provision.js";
+import type { TeardownBlocker } from "./teardown.js";
 
 type Flavor = NonNullable<KubernetesClusterStatus["flavor"]>;
 type SoldOut = NonNullable<Flavor["soldOut"]>[number];
 
-const MAX_SOLD_OUT = 20;
 const MAX_REJECTED = 10;
 
 export class StatusReport {
@@ -38,6 +38,7 @@ export class StatusReport {
   private extra: Partial<Pick<KubernetesClusterStatus, "apiEndpoint" | "kubeconfigSecretName" | "clusterID">> = {};
   private readonly events: { type: EventType; reason: string; message: string }[] = [];
   private flushed: DeepReadonly<KubernetesCluster>;
+  private blocker: TeardownBlocker | undefined;
 
   constructor(
     private readonly kc: DeepReadonly<KubernetesCluster>,
@@ -79,6 +80,21 @@ export class StatusReport {
     this.refusal = { type: CONDITION.Ready, status: "False", reason: "Deleting", message };
   }
 
+  /**
+   * Deleting, held up by `blocker`: `message` names it (made safe to show
+   * here, since it carries Crossplane's words), and `teardownBlocker` keeps
+   * it for whoever counts stuck teardowns.
+   */
+  deletingBlocked(message: string, blocker: TeardownBlocker): void {
+    this.deleting(tenantMessage(message));
+    this.blocker = blocker;
+  }
+
+  /** What this pass's teardown waits on, when it waits on something. */
+  get teardownBlocker(): TeardownBlocker | undefined {
+    return this.blocker;
+  }
+
   /** The flavor decision; without a choice only the sold-out candidates are updated, on a decision already recorded. */
   flavor(choice?: FlavorChoice & { readonly reason?: string; readonly rejected: readonly { flavor: string; reason: string }[] }): void {
     const soldOut = this.soldOutList.length > 0 ? { soldOut: [...this.soldOutList] } : {};
@@ -88,6 +104,11 @@ export class StatusReport {
     }
     const kept = choice.rejected.slice(0, MAX_REJECTED).map((entry) => ({ flavor: entry.flavor, reason: entry.reason }));
     this.flavorStatus = { name: choice.flavor, zone: choice.zone, source: choice.source, reason: choice.reason ?? "", ...(kept.length > 0 ? { rejected: kept } : {}), ...soldOut };
+  }
+
+  /** The sold-out candidates the controller remembers (on the infrastructure cluster), replacing what status said. */
+  knownSoldOut(pairs: readonly SoldOut[]): void {
+    this.soldOutList = pairs.map(({ flavor, zone }) => ({ flavor, zone }));
   }
 
   /** Records a sold-out candidate (bounded, oldest dropped); returns every one known. */
@@ -130,7 +151,12 @@ export class StatusReport {
       ...this.extra,
     };
     const path = kubernetesClusterPath(pass.request.namespace, pass.request.name);
-    const written = await applyStatus<KubernetesCluster & KubeObject>(pass.scope.client, path, this.kc, status, FIELD_MANAGER, { signal: pass.signal });
+    // Guarded by the version this status was computed from: a spec, finalizer or status write since then makes it stale, and the retry computes it anew.
+    const resourceVersion = this.flushed.metadata?.resourceVersion;
+    const written = await applyStatus<KubernetesCluster & KubeObject>(pass.scope.client, path, this.kc, status, FIELD_MANAGER, {
+      signal: pass.signal,
+      ...(resourceVersion === undefined ? {} : { resourceVersion }),
+    });
     this.recordTransitions(previous, updates);
     this.flushed = written;
   }

@@ -15,12 +15,12 @@
  * a crash in between leaves a ProviderConfig that the next pass finds
  * again, never a Secret nobody can find.
  */
-import { CROSSPLANE_PROVIDER_CONFIG, MANAGED_BY, MANAGED_BY_LABEL, MANAGED_RESOURCE_KINDS, NAME_LABEL, NAMESPACE_LABEL, labelValue } from "@edgeconnect/provisioning";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
+import { CROSSPLANE_PROVIDER_CONFIG, MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
 import type { Request } from "@edgeconnect/runtime";
 import { LRUCache } from "lru-cache";
 import { SECRETS, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
-import { ownedBy } from "../infrastructure/owner.js";
+import { ownedResources } from "./observed-infrastructure.js";
 
 interface ProviderConfigObject extends KubeObject {
   spec?: { credentials?: { secretRef?: { name?: string } } };
@@ -46,14 +46,13 @@ export class SupersededProviderConfigs {
   async release(writes: InfrastructureWrites, namespace: string, request: Request, uid: string, current: string, referenced: readonly string[]): Promise<void> {
     const key = `${uid}/${current}`;
     if (this.settled.has(key) && referenced.every((name) => name === current)) return;
-    const selector = { [MANAGED_BY_LABEL]: MANAGED_BY, [NAMESPACE_LABEL]: labelValue(request.namespace), [NAME_LABEL]: labelValue(request.name) };
-    const configs = (await writes.list<ProviderConfigObject>(CROSSPLANE_PROVIDER_CONFIG, namespace, selector)).filter((pc) => ownedBy(pc, request) && pc.metadata?.name !== current);
+    const configs = (await ownedResources(writes, namespace, request, [CROSSPLANE_PROVIDER_CONFIG])).map(({ obj }) => obj as ProviderConfigObject).filter((pc) => pc.metadata?.name !== current);
     if (configs.length === 0) {
       this.settled.set(key, true);
       return;
     }
-    const resources = (await Promise.all(MANAGED_RESOURCE_KINDS.map((kind) => writes.list<ManagedObject>(kind, namespace, selector)))).flat();
-    const inUse = new Set(resources.filter((mr) => ownedBy(mr, request)).map((mr) => mr.spec?.providerConfigRef?.name));
+    const resources = await ownedResources(writes, namespace, request, MANAGED_RESOURCE_KINDS);
+    const inUse = new Set(resources.map(({ obj }) => (obj as ManagedObject).spec?.providerConfigRef?.name));
     let left = 0;
     for (const pc of configs) {
       const name = pc.metadata?.name ?? "";

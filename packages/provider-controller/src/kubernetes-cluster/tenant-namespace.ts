@@ -4,7 +4,7 @@
  * claimed before anything is written into it, released after the last of
  * them is gone.
  */
-import { namespaceOwner, REASON, type TenantNamespace } from "@edgeconnect/provisioning";
+import { CLUSTER_API_CLUSTER, MANAGED_BY, MANAGED_BY_LABEL, MANAGED_RESOURCE_KINDS, namespaceOwner, REASON, type TenantNamespace } from "@edgeconnect/provisioning";
 import { NAMESPACES, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import type { Pass, ProvisionContext } from "./provision.js";
 import type { StatusReport } from "./status-report.js";
@@ -43,13 +43,18 @@ export async function ownsNamespace(writes: InfrastructureWrites, namespace: str
 /**
  * Deletes the namespace once the tenant has no other cluster and nothing of
  * ours is left in it: a namespace deleted around managed resources or
- * Cluster API objects hangs in Terminating.
+ * Cluster API objects hangs in Terminating. What is left is asked of the
+ * API server, not the caches: one created a moment ago may not be in them.
  */
-export async function releaseNamespace(context: Pick<ProvisionContext, "resources" | "infra">, pass: Pass, namespace: string): Promise<void> {
+export async function releaseNamespace(context: Pick<ProvisionContext, "resources" | "clusterApi">, pass: Pass, namespace: string): Promise<void> {
   const { request } = pass;
   const otherClusters = pass.scope
     .lister(context.resources.clusters)
     .list()
     .filter((other) => !(other.metadata?.namespace === request.namespace && other.metadata?.name === request.name));
-  if (otherClusters.length === 0 && !context.infra.holdsAnything(namespace)) await pass.writes.delete(NAMESPACES, undefined, namespace);
+  if (otherClusters.length > 0) return;
+  // The kinds the caches watch, by the label they select on; Cluster API's only where it is offered (and may be served).
+  const kinds = [...MANAGED_RESOURCE_KINDS, ...(context.clusterApi === undefined ? [] : [CLUSTER_API_CLUSTER])];
+  const left = await Promise.all(kinds.map(async (kind) => (await pass.writes.list(kind, namespace, { [MANAGED_BY_LABEL]: MANAGED_BY })).length));
+  if (left.every((count) => count === 0)) await pass.writes.delete(NAMESPACES, undefined, namespace);
 }

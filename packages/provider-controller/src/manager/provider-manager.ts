@@ -5,7 +5,8 @@
  * infrastructure cluster and, with `--cluster-api`, the template sets and
  * our Cluster API Clusters there, two controllers, tenant Events, the OTC
  * gateway, metrics and probes, and leader election on a Lease on the
- * infrastructure cluster (where the writes go).
+ * infrastructure cluster (where the writes go). The orphan audit runs on the
+ * leader only, beside the controllers.
  *
  * Owns wiring only: which change wakes which object.
  */
@@ -31,13 +32,17 @@ import {
   type Request,
   type RequestSink,
 } from "@edgeconnect/runtime";
+import { OrphanAudit } from "../audit/orphan-audit.js";
 import type { ProviderControllerFlags } from "../cli/flags.js";
 import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.js";
 import { ownerRequest } from "../infrastructure/owner.js";
 import { watchTemplateSets, type TemplateSet } from "../infrastructure/template-sets.js";
 import { KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
+import { ProviderMetrics } from "../metrics/provider-metrics.js";
+import { SupersededProviderConfigs } from "../kubernetes-cluster/superseded-provider-configs.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
+import { DEFAULT_MAX_CLUSTERS_PER_WORKSPACE } from "../tenant/cluster-quota.js";
 import { tenantResources, type Secret } from "../tenant/tenant-resources.js";
 
 export const COMPONENT = "provider-controller";
@@ -61,10 +66,12 @@ type Scoped = { readonly metadata?: { readonly name?: string; readonly namespace
 export async function runProviderManager(options: ProviderManagerOptions, signal: AbortSignal): Promise<void> {
   const { flags, logger } = options;
   const metrics = options.metrics ?? new RuntimeMetrics();
+  const providerMetrics = new ProviderMetrics({ metrics, clusters: () => clusters() });
   const gateway = new OtcGateway({
     concurrency: flags.otcConcurrencyPerCredentials,
     timeoutMs: flags.otcTimeoutMs,
     verdictTtlMs: flags.credentialCacheTtlMs,
+    observer: providerMetrics,
   });
   // The handlers below run only once the sources have started, when everything they name exists.
   const clusterSink: RequestSink = { enqueue: (request) => clusterController.enqueue(request) };
@@ -83,7 +90,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   const usesConfig = (pc: DeepReadonly<ProviderConfig & KubeObject>) => (kc: Cluster) => kc.spec?.providerRef.configRef?.name === pc.metadata?.name;
 
   const resources = tenantResources({
-    clusters: enqueueObject(clusterSink),
+    clusters: combineHandlers(enqueueObject(clusterSink), providerMetrics.clusterHandlers()),
     providerConfigs: combineHandlers(enqueueObject(configSink), enqueueMapped(clusterSink, (pc) => clustersIn(pc, usesConfig(pc)))),
     capabilities: enqueueMapped(clusterSink, (mc) => clustersIn(mc, (kc) => kc.spec?.machineCapabilitiesRef.name === mc.metadata?.name)),
     secrets: combineHandlers(
@@ -134,6 +141,8 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     kubeconfigValidityDays: flags.kubeconfigValidityDays,
     now: () => new Date(),
     recorder,
+    supersededProviderConfigs: new SupersededProviderConfigs(),
+    maxClustersPerWorkspace: DEFAULT_MAX_CLUSTERS_PER_WORKSPACE,
     ...(templateSets === undefined ? {} : { clusterApi: { templateSets: templateSets.sets } }),
   };
   const scope = (request: Request, reconcileSignal: AbortSignal): ClusterScope | undefined => source.scopeFor(request.cluster, reconcileSignal);
@@ -172,31 +181,58 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     }));
   }
 
-  try {
-    await runManager(
+  // The audit's Events are about infrastructure objects, for the platform team: on the infrastructure cluster, unabridged.
+  const infraRecorder = new EventRecorder({ client: options.infra, component: COMPONENT, instance: options.identity, logger });
+  const audit =
+    flags.orphanAuditIntervalMs > 0
+      ? new OrphanAudit({
+          source,
+          infra: options.infra,
+          recorder: infraRecorder,
+          metrics: providerMetrics,
+          intervalMs: flags.orphanAuditIntervalMs,
+          teardown: flags.orphanTeardown,
+          logger: logger.child({ component: "orphan-audit" }),
+        })
+      : undefined;
+  // The audit runs while `run` does: the leader's term (the manager's `lead`, which runs the controllers) or, without election, the whole run.
+  const withAudit = (run: (signal: AbortSignal) => Promise<void>) => async (signal: AbortSignal): Promise<void> => {
+    const stop = new AbortController();
+    const auditing = audit?.run(AbortSignal.any([signal, stop.signal]));
+    try {
+      await run(signal);
+    } finally {
+      stop.abort();
+      await auditing;
+    }
+  };
+  const elect = flags.leaderElect
+    ? leaseElection({
+        client: options.infra,
+        namespace: flags.leaderElectNamespace,
+        name: flags.leaderElectName,
+        identity: options.identity,
+        metrics,
+        logger,
+      })
+    : undefined;
+
+  const manage = (managerSignal: AbortSignal): Promise<void> =>
+    runManager(
       {
         flags,
         metrics,
         sources: { apiexport: source, flavors: catalogue, ...infra.sources(), ...(templateSets === undefined ? {} : { templatesets: templateSets.reflector }) },
         controllers: [clusterController, configController],
-        ...(flags.leaderElect
-          ? {
-              leaderElector: leaseElection({
-                client: options.infra,
-                namespace: flags.leaderElectNamespace,
-                name: flags.leaderElectName,
-                identity: options.identity,
-                metrics,
-                logger,
-              }),
-            }
-          : {}),
+        ...(elect === undefined ? {} : { leaderElector: (lead: (signal: AbortSignal) => Promise<void>) => elect(withAudit(lead)) }),
         ...(options.onListening ? { onListening: options.onListening } : {}),
       },
-      signal,
+      managerSignal,
     );
+  try {
+    await (elect === undefined ? withAudit(manage)(signal) : manage(signal));
   } finally {
-    await recorder.flush();
+    await Promise.all([recorder.flush(), infraRecorder.flush()]);
     gateway.close();
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { startOtcSimulator, type OtcSimulator } from "@edgeconnect/otc-simulator";
 import type { OtcCredentials } from "@edgeconnect/provisioning";
+import type { OtcCallResult, OtcOperation } from "../metrics/provider-metrics.js";
 import { OtcGateway } from "./otc-gateway.js";
 
 const USERS = [
@@ -82,5 +83,33 @@ describe("OtcGateway", () => {
     await expect(pending).rejects.toThrow();
     sim.faults.clear();
     subject.close();
+  });
+
+  it("reports each IAM call by result with its time, and none that the caller gave up on", async () => {
+    const calls: { operation: OtcOperation; result: OtcCallResult; seconds: number }[] = [];
+    const observer = { otcCall: (operation: OtcOperation, result: OtcCallResult, seconds: number) => void calls.push({ operation, result, seconds }) };
+    const user = USERS[0] as (typeof USERS)[number];
+    const subject = gateway({ timeoutMs: 300, observer });
+    await subject.verify(credentials(user), signal);
+    await subject.verify(credentials(user, "observed-wrong-password"), signal);
+    sim.faults.failNext({ method: "POST", pathPrefix: "/v3/auth/tokens" }, 500);
+    await expect(subject.verify(credentials(user, "observed-server-error"), signal)).rejects.toThrow();
+    sim.faults.delay({ method: "POST", pathPrefix: "/v3/auth/tokens" }, 800);
+    await expect(subject.verify(credentials(user, "observed-stalled"), signal)).rejects.toThrow();
+    const stop = new AbortController();
+    const abandoned = subject.verify(credentials(user, "observed-abandoned"), stop.signal);
+    setTimeout(() => stop.abort(), 50);
+    await expect(abandoned).rejects.toThrow();
+    sim.faults.clear();
+    subject.close();
+
+    expect(calls.map(({ operation, result }) => `${operation} ${result}`)).toEqual([
+      "iam_validate ok",
+      "iam_validate rejected",
+      "iam_validate error",
+      "iam_validate timeout",
+    ]);
+    expect(calls[3]?.seconds).toBeGreaterThanOrEqual(0.29);
+    expect(calls[3]?.seconds).toBeLessThan(5);
   });
 });

@@ -9,6 +9,9 @@
  * A rejected credential set is asked again only after a backoff that grows
  * with each rejection; a tenant who fixes its Secret changes the
  * fingerprint and is asked at once.
+ *
+ * Each call that ends is reported to `observer` by operation and result,
+ * with its time in the set's queue included: what a reconcile waited.
  */
 import { LRUCache } from "lru-cache";
 import PQueue from "p-queue";
@@ -22,6 +25,7 @@ import {
 } from "@edgeconnect/otc";
 import { credentialFingerprint, type OtcCredentials } from "@edgeconnect/provisioning";
 import type { SecretHolder } from "@edgeconnect/runtime";
+import type { OtcCallObserver, OtcCallResult, OtcOperation } from "../metrics/provider-metrics.js";
 
 export type CredentialVerdict =
   | { readonly accepted: true; readonly projectId: string }
@@ -40,6 +44,8 @@ export interface OtcGatewayOptions {
   readonly maxCredentialSets?: number;
   /** How clients are made; tests inject their own retry settings. */
   readonly clientOptions?: Pick<OtcClientOptions, "retry" | "timeoutMs">;
+  /** Told of every call that ended; not of one the caller gave up on (a reconcile aborted), which says nothing of OTC. */
+  readonly observer?: OtcCallObserver;
 }
 
 interface CredentialSet {
@@ -103,7 +109,7 @@ export class OtcGateway {
     const set = this.set(credentialFingerprint(credentials), credentials);
     set.projectClient ??= set.client.withProjectId(verdict.projectId);
     const client = set.projectClient;
-    return this.call(set, signal, (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded, secretHolder: holder }));
+    return this.call(set, signal, "cce_cluster_cert", (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded, secretHolder: holder }));
   }
 
   close(): void {
@@ -113,7 +119,7 @@ export class OtcGateway {
   private async ask(key: string, credentials: OtcCredentials, previous: Rejection | undefined, signal: AbortSignal): Promise<CredentialVerdict> {
     const set = this.set(key, credentials);
     try {
-      const { projectId } = await this.call(set, signal, (bounded) => validateCredentials(set.client, { signal: bounded }));
+      const { projectId } = await this.call(set, signal, "iam_validate", (bounded) => validateCredentials(set.client, { signal: bounded }));
       this.accepted.set(key, { projectId });
       this.rejections.delete(key);
       return { accepted: true, projectId };
@@ -127,10 +133,20 @@ export class OtcGateway {
     }
   }
 
-  /** Runs `call` in the set's queue with the reconcile's signal and the deadline bound together. */
-  private async call<T>(set: CredentialSet, signal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const bounded = AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs)]);
-    return set.queue.add<T>(() => call(bounded), { signal: bounded });
+  /** Runs `call` in the set's queue with the reconcile's signal and the deadline bound together, and reports how it ended. */
+  private async call<T>(set: CredentialSet, signal: AbortSignal, operation: OtcOperation, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+    const bounded = AbortSignal.any([signal, deadline]);
+    const started = performance.now();
+    const report = (result: OtcCallResult): void => this.options.observer?.otcCall(operation, result, (performance.now() - started) / 1000);
+    try {
+      const value = await set.queue.add<T>(() => call(bounded), { signal: bounded });
+      report("ok");
+      return value;
+    } catch (err) {
+      if (!signal.aborted) report(deadline.aborted ? "timeout" : isCredentialRejection(err) ? "rejected" : "error");
+      throw err;
+    }
   }
 
   private set(key: string, credentials: OtcCredentials): CredentialSet {

@@ -1,0 +1,176 @@
+/**
+ * The orphan audit's loop: infrastructure whose KubernetesCluster is gone
+ * without its teardown (a finalizer removed by hand, a workspace force
+ * deleted, a bug) is reported with a Warning Event on the object and the
+ * `edgeconnect_orphaned_infrastructure` gauge, and with `teardown` deleted
+ * as teardown would (orphans.ts decides what).
+ *
+ * Each audit lists our objects on the infrastructure cluster from the API
+ * server, then asks each owner's workspace, live, whether its cluster still
+ * exists. It decides nothing while the APIExport source has not synced every
+ * shard, and an owner counts as absent only on a 404 naming the cluster
+ * itself, from a workspace that binds the export: every other answer, a
+ * timeout, and a workspace this controller does not serve (its binding may
+ * be gone, or it may be another controller's: not cheaply told apart) count
+ * as unknown, which is never an orphan. Every call has a deadline.
+ *
+ * Runs on the leader only (provider-manager.ts): the one instance that
+ * writes.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
+import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
+import { requestKey, type ApiExportSource, type ControllerLogger, type EventRecorder, type Request } from "@edgeconnect/runtime";
+import { kindPath, NAMESPACES } from "../infrastructure/infrastructure-cluster.js";
+import type { ProviderMetrics } from "../metrics/provider-metrics.js";
+import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
+import { AUDITED_KINDS, decide, owners, workspaces, type AuditDecision, type Deletion, type Listed, type Orphan, type Presence } from "./orphans.js";
+
+/** Deadline of each call the audit makes. */
+export const AUDIT_CALL_TIMEOUT_MS = 10_000;
+/** How soon a teardown in progress is looked at again, at most: each stage waits for the one before to be gone. */
+export const TEARDOWN_POLL_MS = 15_000;
+/** How soon an audit skipped for an unsynced source is tried again, at most. */
+export const SYNC_RETRY_MS = 5_000;
+
+export const ORPHAN_REASON = "OrphanedInfrastructure";
+
+export interface OrphanAuditOptions {
+  readonly source: Pick<ApiExportSource, "hasSynced" | "scopeFor" | "boundClusters">;
+  /** The infrastructure cluster. */
+  readonly infra: RestClient;
+  readonly recorder: Pick<EventRecorder, "event">;
+  readonly metrics: Pick<ProviderMetrics, "setOrphans">;
+  readonly intervalMs: number;
+  readonly teardown: boolean;
+  readonly logger: ControllerLogger;
+  readonly callTimeoutMs?: number;
+}
+
+export class OrphanAudit {
+  /** Orphans the last completed audit found: teardown acts only on what it finds again. */
+  private previous = new Set<string>();
+  /** Orphans an Event was recorded for; one is forgotten once it is no orphan any more (gone, or its cluster back). */
+  private reported = new Set<string>();
+
+  constructor(private readonly options: OrphanAuditOptions) {}
+
+  /**
+   * Audits every `intervalMs` until `signal` aborts: sooner while a teardown
+   * is under way, and soon again when the source had not synced (as at start).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const { intervalMs } = this.options;
+    while (!signal.aborted) {
+      let delay = intervalMs;
+      try {
+        const decision = await this.audit(signal);
+        if (decision === undefined) delay = Math.min(intervalMs, SYNC_RETRY_MS);
+        else if (decision.pending) delay = Math.min(intervalMs, TEARDOWN_POLL_MS);
+      } catch (err) {
+        if (!signal.aborted) this.options.logger.warn({ err }, "orphan audit failed; nothing was decided");
+      }
+      await sleep(delay, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  /** One audit; undefined when the source had not synced, and nothing was decided. */
+  async audit(signal: AbortSignal): Promise<AuditDecision | undefined> {
+    const { source, logger } = this.options;
+    if (!source.hasSynced) {
+      logger.debug({}, "orphan audit skipped: the APIExport source has not synced every shard");
+      return undefined;
+    }
+    const infra = this.options.infra.withTimeout(this.timeoutMs).withSignal(signal);
+    const labelSelector = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
+    const owned: Listed[] = (
+      await Promise.all(AUDITED_KINDS.map(async (kind) => (await infra.list<KubeObject>(kindPath(kind), { query: { labelSelector } })).items.map((obj) => ({ kind, obj }))))
+    ).flat();
+    const namespaces = (await infra.list<KubeObject>(kindPath(NAMESPACES), { query: { labelSelector } })).items;
+
+    const owning = owners(owned);
+    const clusters = new Map(await Promise.all(owning.map(async (owner) => [requestKey(owner), await this.clusterPresence(owner, signal)] as const)));
+    const tenants = workspaces(namespaces);
+    const present = new Map(await Promise.all(tenants.map(async (cluster) => [cluster, await this.workspacePresence(cluster, signal)] as const)));
+    // A shard that left while we asked may have answered for a workspace it no longer serves.
+    if (!source.hasSynced) {
+      logger.info({}, "orphan audit dropped: the APIExport source lost a shard while it ran");
+      return undefined;
+    }
+
+    const decision = decide({ owned, namespaces, clusters, workspaces: present, previous: this.previous, teardown: this.options.teardown });
+    this.options.metrics.setOrphans(decision.counts);
+    this.report(decision.orphans);
+    this.previous = new Set(decision.orphans.map((orphan) => orphan.key));
+    const unknown = [...clusters.values(), ...present.values()].filter((presence) => presence === "unknown").length;
+    logger.info({ objects: owned.length + namespaces.length, orphans: decision.orphans.length, unknown, deletions: decision.deletions.length }, "orphan audit done");
+    for (const deletion of decision.deletions) await this.delete(infra, deletion);
+    return decision;
+  }
+
+  private get timeoutMs(): number {
+    return this.options.callTimeoutMs ?? AUDIT_CALL_TIMEOUT_MS;
+  }
+
+  /** Only a workspace that binds the export answers for its clusters: elsewhere a 404 may mean "not served", not "gone". */
+  private tenantClient(cluster: string, signal: AbortSignal): RestClient | undefined {
+    if (!this.options.source.boundClusters().includes(cluster)) return undefined;
+    return this.options.source.scopeFor(cluster, AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]))?.client.withTimeout(this.timeoutMs);
+  }
+
+  private async clusterPresence(owner: Request, signal: AbortSignal): Promise<Presence> {
+    const client = this.tenantClient(owner.cluster, signal);
+    if (client === undefined) return "unknown";
+    try {
+      await client.get(kubernetesClusterPath(owner.namespace, owner.name));
+      return "present";
+    } catch (err) {
+      // A 404 for the object names it; one for a resource the server does not serve (yet, or any more) does not.
+      if (err instanceof HttpStatusError && err.status === 404 && err.statusObject?.details?.["name"] === owner.name) return "absent";
+      this.options.logger.info({ err, cluster: owner.cluster }, "orphan audit: no clear answer about a KubernetesCluster; counted as unknown");
+      return "unknown";
+    }
+  }
+
+  private async workspacePresence(cluster: string, signal: AbortSignal): Promise<Presence> {
+    const client = this.tenantClient(cluster, signal);
+    if (client === undefined) return "unknown";
+    try {
+      const list = await client.list(collectionPath(KUBERNETES_CLUSTER_RESOURCE), { query: { limit: 1 } });
+      return list.items.length === 0 ? "absent" : "present";
+    } catch (err) {
+      this.options.logger.info({ err, cluster }, "orphan audit: no clear answer about a workspace's KubernetesClusters; counted as unknown");
+      return "unknown";
+    }
+  }
+
+  private report(orphans: readonly Orphan[]): void {
+    const current = new Set(orphans.map((orphan) => orphan.key));
+    for (const key of this.reported) if (!current.has(key)) this.reported.delete(key);
+    for (const orphan of orphans) {
+      if (this.reported.has(orphan.key)) continue;
+      this.reported.add(orphan.key);
+      this.options.recorder.event({ ...orphan.obj, apiVersion: orphan.kind.apiVersion, kind: orphan.kind.kind } as KubeObject, "Warning", ORPHAN_REASON, this.message(orphan));
+    }
+  }
+
+  private message(orphan: Orphan): string {
+    const owner = "name" in orphan.owner ? `KubernetesCluster ${orphan.owner.namespace}/${orphan.owner.name} of logical cluster ${orphan.owner.cluster} it was made for is gone` : `logical cluster ${orphan.owner.cluster} has no KubernetesCluster left`;
+    const action = this.options.teardown ? "it is deleted as teardown would" : "delete it, or run the provider-controller with --orphan-teardown";
+    return `the ${owner}; ${action}`;
+  }
+
+  private async delete(infra: RestClient, deletion: Deletion): Promise<void> {
+    const path = kindPath(deletion.kind, deletion.namespace, deletion.name);
+    try {
+      // By uid: an object made again under the name since it was listed is not the orphan.
+      await infra.delete(path, { body: { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Background", ...(deletion.uid === undefined ? {} : { preconditions: { uid: deletion.uid } }) } });
+      this.options.logger.info({ kind: deletion.kind.kind, namespace: deletion.namespace, name: deletion.name }, "orphan audit deleted an orphan");
+    } catch (err) {
+      // Secrets are deleted by name in case they are there; a later audit retries the rest.
+      if (err instanceof HttpStatusError && err.status === 404) return;
+      this.options.logger.warn({ err, kind: deletion.kind.kind, namespace: deletion.namespace, name: deletion.name }, "orphan audit could not delete an orphan");
+    }
+  }
+}
