@@ -40,8 +40,12 @@ const DEFAULT_ARGS = [
   "--otc-timeout=20s",
   "--credential-cache-ttl=10m",
   "--kubeconfig-validity-days=365",
+  "--max-clusters-per-workspace=100",
+  "--reconcile-timeout=5m",
+  "--orphan-audit-interval=10m",
+  "--orphan-teardown=false",
   "--leader-elect=true",
-  `--leader-elect-resource-namespace=${NAMESPACE}`,
+  "--leader-elect-resource-namespace=kube-system",
   "--leader-elect-resource-name=provider-controller",
   "--metrics-bind-address=:8080",
   "--health-probe-bind-address=:8081",
@@ -149,7 +153,8 @@ const MANAGED = ["create", "delete", "get", "list", "patch", "watch"];
 
 /** What the controller does for OTC clusters: [group, resource, verbs]. */
 const OTC_GRANTS: [string, string, string[]][] = [
-  ["", "namespaces", ["create", "delete", "get"]],
+  ["", "namespaces", ["create", "delete", "get", "list"]],
+  ["", "events", ["create", "patch"]],
   ["", "secrets", ["create", "delete", "get", "patch"]],
   ["vpc.opentelekomcloud.m.crossplane.io", "vpcv1s", MANAGED],
   ["vpc.opentelekomcloud.m.crossplane.io", "subnetv1s", MANAGED],
@@ -157,7 +162,7 @@ const OTC_GRANTS: [string, string, string[]][] = [
   ["cce.opentelekomcloud.m.crossplane.io", "clusterv3s", MANAGED],
   ["cce.opentelekomcloud.m.crossplane.io", "nodepoolv3s", MANAGED],
   ["compute.opentelekomcloud.m.crossplane.io", "keypairv2s", MANAGED],
-  ["opentelekomcloud.m.crossplane.io", "providerconfigs", ["create", "delete", "get", "patch"]],
+  ["opentelekomcloud.m.crossplane.io", "providerconfigs", ["create", "delete", "get", "list", "patch"]],
 ];
 
 /** The ClusterRole grants exactly `expected`: every row's verbs, and no (group, resource) beyond the rows. */
@@ -187,8 +192,6 @@ describe("provider-controller chart: workload", () => {
       `ServiceAccount/${NAMESPACE}/${FULLNAME}`,
       `ClusterRole//${FULLNAME}`,
       `ClusterRoleBinding//${FULLNAME}`,
-      `Role/${NAMESPACE}/${FULLNAME}-leader-election`,
-      `RoleBinding/${NAMESPACE}/${FULLNAME}-leader-election`,
       `Deployment/${NAMESPACE}/${FULLNAME}`,
       `ValidatingAdmissionPolicy//${FULLNAME}`,
       `ValidatingAdmissionPolicyBinding//${FULLNAME}`,
@@ -245,7 +248,10 @@ describe("provider-controller chart: workload", () => {
       },
       credentialCacheTtl: "5m",
       kubeconfigValidityDays: 90,
-      leaderElection: { enabled: true, namespace: "kube-system", name: "pc-lease" },
+      maxClustersPerWorkspace: 20,
+      reconcileTimeout: "2m",
+      orphanAudit: { interval: "0", teardown: true },
+      leaderElection: { enabled: true, namespace: "edgeconnect-system", name: "pc-lease" },
       metrics: { port: 9100 },
       healthProbe: { port: 9101 },
       extraArgs: ["--infra-kubeconfig=/etc/infra/kubeconfig"],
@@ -266,20 +272,18 @@ describe("provider-controller chart: workload", () => {
       "--otc-timeout=1m30s",
       "--credential-cache-ttl=5m",
       "--kubeconfig-validity-days=90",
+      "--max-clusters-per-workspace=20",
+      "--reconcile-timeout=2m",
+      "--orphan-audit-interval=0",
+      "--orphan-teardown=true",
       "--leader-elect=true",
-      "--leader-elect-resource-namespace=kube-system",
+      "--leader-elect-resource-namespace=edgeconnect-system",
       "--leader-elect-resource-name=pc-lease",
       "--metrics-bind-address=:9100",
       "--health-probe-bind-address=:9101",
       "--infra-kubeconfig=/etc/infra/kubeconfig",
     ]);
     expect(pc.ports.map((port) => port.containerPort)).toEqual([9100, 9101]);
-    // The Lease's Role follows the Lease; the binding still names the release's ServiceAccount.
-    expect(only(objects, "Role").metadata?.namespace).toBe("kube-system");
-    expect(only(objects, "RoleBinding")).toMatchObject({
-      metadata: { namespace: "kube-system" },
-      subjects: [{ kind: "ServiceAccount", name: FULLNAME, namespace: NAMESPACE }],
-    });
   });
 
   it.each([1, 1825])("accepts kubeconfigs valid for %i days, the bounds the controller takes", async (days) => {
@@ -292,12 +296,11 @@ describe("provider-controller chart: workload", () => {
     expect(args).toEqual([...DEFAULT_ARGS.slice(0, at), "--cluster-api", ...DEFAULT_ARGS.slice(at)]);
   });
 
-  it("without leader election: --leader-elect=false and no Role for a Lease", async () => {
+  it("without leader election: --leader-elect=false", async () => {
     const objects = await chart.template({ ...REQUIRED, replicas: 1, leaderElection: { enabled: false } });
     const args = container(objects).args;
     expect(args).toContain("--leader-elect=false");
     expect(args.filter((arg) => arg.startsWith("--leader-elect-resource"))).toEqual([]);
-    expect(objects.map((obj) => obj.kind)).not.toContain("Role");
     expect(objects.map((obj) => obj.kind)).not.toContain("RoleBinding");
   });
 });
@@ -384,7 +387,7 @@ describe("provider-controller chart: RBAC", () => {
     ["with Cluster API", CLUSTER_API],
   ])("has no wildcard anywhere %s", async (_case, values) => {
     const objects = await chart.template(values);
-    const rules = [only<RoleObject>(objects, "ClusterRole"), only<RoleObject>(objects, "Role")].flatMap((role) => role.rules);
+    const rules = only<RoleObject>(objects, "ClusterRole").rules;
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) {
       for (const field of [rule.apiGroups, rule.resources, rule.verbs, rule.resourceNames ?? []]) expect(field).not.toContain("*");
@@ -412,18 +415,10 @@ describe("provider-controller chart: RBAC", () => {
     ]);
   });
 
-  it("grants the Lease: create, and get and update of the Lease by name, in its namespace only", async () => {
+  it("grants nothing for the Lease on this cluster: it lives in the provider workspace on kcp", async () => {
     const objects = await chart.template(REQUIRED);
-    const lease = only<RoleObject>(objects, "Role");
-    expect(lease.metadata?.namespace).toBe(NAMESPACE);
-    expect(lease.rules).toEqual([
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["provider-controller"], verbs: ["get", "update"] },
-    ]);
-    expect(only(objects, "RoleBinding")).toMatchObject({
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: `${FULLNAME}-leader-election` },
-      subjects: [{ kind: "ServiceAccount", name: FULLNAME, namespace: NAMESPACE }],
-    });
+    expect(objects.map((obj) => obj.kind).filter((kind) => kind === "Role" || kind === "RoleBinding")).toEqual([]);
+    expect(JSON.stringify(only<RoleObject>(objects, "ClusterRole").rules)).not.toContain("leases");
     expect(only(objects, "ClusterRoleBinding")).toMatchObject({
       roleRef: { kind: "ClusterRole", name: FULLNAME },
       subjects: [{ kind: "ServiceAccount", name: FULLNAME, namespace: NAMESPACE }],

@@ -39,7 +39,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{/* The controller's own default is kube-system; the release namespace keeps the chart's Role out of it. */}}
 {{- define "provider-controller.leaseNamespace" -}}
-{{- default .Release.Namespace .Values.leaderElection.namespace }}
+{{- default "kube-system" .Values.leaderElection.namespace }}
 {{- end }}
 
 {{/*
@@ -85,6 +85,10 @@ still checks everything. Types and formats are values.schema.json's job.
 {{- if .Values.clusterApi.enabled }}
 - --cluster-api
 {{- end }}
+- --max-clusters-per-workspace={{ .Values.maxClustersPerWorkspace }}
+- --reconcile-timeout={{ .Values.reconcileTimeout }}
+- --orphan-audit-interval={{ .Values.orphanAudit.interval }}
+- --orphan-teardown={{ .Values.orphanAudit.teardown }}
 {{- if .Values.leaderElection.enabled }}
 - --leader-elect=true
 - --leader-elect-resource-namespace={{ include "provider-controller.leaseNamespace" . }}

@@ -22,6 +22,8 @@ describe("parseProviderControllerFlags", () => {
       clusterApi: false,
       orphanAuditIntervalMs: 600_000,
       orphanTeardown: false,
+      maxClustersPerWorkspace: 100,
+      reconcileTimeoutMs: 300_000,
     });
     expect(flags.infraKubeconfig).toBeUndefined();
   });
@@ -85,6 +87,13 @@ describe("parseProviderControllerFlags", () => {
     expect(parse("--orphan-teardown=false").orphanTeardown).toBe(false);
     expect(() => parse("--orphan-audit-interval=10")).toThrow(/--orphan-audit-interval/);
     expect(() => parse("--orphan-audit-interval=-1m")).toThrow(/--orphan-audit-interval/);
+  });
+
+  it("reads the per-workspace cluster bound and the reconcile deadline", () => {
+    const parse = (...args: string[]) => parseProviderControllerFlags(["--kcp-kubeconfig=/kcp", ...args]);
+    expect(parse("--max-clusters-per-workspace=3", "--reconcile-timeout=90s")).toMatchObject({ maxClustersPerWorkspace: 3, reconcileTimeoutMs: 90_000 });
+    expect(() => parse("--max-clusters-per-workspace=0")).toThrow(/--max-clusters-per-workspace/);
+    expect(() => parse("--reconcile-timeout=soon")).toThrow(/--reconcile-timeout/);
   });
 
   it("lets --help through without a kubeconfig", () => {

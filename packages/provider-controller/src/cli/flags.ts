@@ -8,6 +8,7 @@
  * the platform offers Cluster API clusters.
  */
 import { API_EXPORT_NAME } from "@edgeconnect/api";
+import { DEFAULT_MAX_CLUSTERS_PER_WORKSPACE } from "../tenant/cluster-quota.js";
 import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 
 export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect"> {
@@ -31,6 +32,10 @@ export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBind
   readonly orphanAuditIntervalMs: number;
   /** Whether the audit deletes what it finds, or only reports it. */
   readonly orphanTeardown: boolean;
+  /** The most KubernetesClusters the controller makes infrastructure for in one workspace. */
+  readonly maxClustersPerWorkspace: number;
+  /** The deadline of one reconcile, every call in it included. */
+  readonly reconcileTimeoutMs: number;
   readonly help: boolean;
 }
 
@@ -52,6 +57,8 @@ const VALUE_FLAGS = new Set([
   "leader-elect-resource-namespace",
   "leader-elect-resource-name",
   "orphan-audit-interval",
+  "max-clusters-per-workspace",
+  "reconcile-timeout",
 ]);
 
 export const USAGE = `Usage: provider-controller [flags]
@@ -67,13 +74,15 @@ export const USAGE = `Usage: provider-controller [flags]
   --credential-cache-ttl=DURATION          how long an IAM verdict on a credential set holds; default 10m
   --kubeconfig-validity-days=N             lifetime of the kubeconfigs handed to tenants, 1 to 1825; default 365
   --leader-elect[=BOOL]                    default false
-  --leader-elect-resource-namespace=NS     Lease namespace on the infrastructure cluster; default kube-system
+  --leader-elect-resource-namespace=NS     Lease namespace in the provider workspace on kcp; default kube-system
   --leader-elect-resource-name=NAME        default provider-controller
   --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.edgeconnect.eu
                                            ProviderConfigs) on the infrastructure cluster; true or false, default false
   --orphan-audit-interval=DURATION         how often the leader reports infrastructure whose KubernetesCluster is gone;
                                            default 10m; 0 disables
   --orphan-teardown[=BOOL]                 also delete what the audit finds; default false
+  --max-clusters-per-workspace=N           KubernetesClusters made per workspace; newer ones wait; default ${DEFAULT_MAX_CLUSTERS_PER_WORKSPACE}
+  --reconcile-timeout=DURATION             deadline of one reconcile; default 5m
   --metrics-bind-address=ADDR              default :8080; 0 disables
   --health-probe-bind-address=ADDR         /healthz and /readyz; default :8081; 0 disables
   --help
@@ -107,6 +116,8 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     clusterApi: line.flag("cluster-api") ?? false,
     orphanAuditIntervalMs: auditInterval(line.value("orphan-audit-interval") ?? "10m"),
     orphanTeardown: line.flag("orphan-teardown") ?? false,
+    maxClustersPerWorkspace: positiveInteger("--max-clusters-per-workspace", line.value("max-clusters-per-workspace") ?? String(DEFAULT_MAX_CLUSTERS_PER_WORKSPACE)),
+    reconcileTimeoutMs: parseDuration("--reconcile-timeout", line.value("reconcile-timeout") ?? "5m"),
     help: line.help,
   };
 }

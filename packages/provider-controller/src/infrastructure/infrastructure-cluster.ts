@@ -8,6 +8,7 @@
 import { ApiDiscovery, HttpStatusError, type DiscoveredResource, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
+import { InfrastructureReachability } from "./reachability.js";
 
 export const FIELD_MANAGER = "provider-controller";
 
@@ -36,20 +37,51 @@ export type ServedKind = DiscoveredResource;
 
 /**
  * Reflectors over the kinds we manage, limited by label to our own objects,
- * and the client for writes. `watch(kind)` must be called for every kind
+ * whether the cluster answers, and the client for writes. `watch(kind)`
+ * (and `track` for other caches of it) must be called for every kind
  * before the sources start.
+ *
+ * The controller goes on without the infrastructure cluster: its sources
+ * are optional ones (the manager starts the controllers without waiting
+ * for them), and a reconcile acts on them only while `available`; until
+ * then tenants are told it is unreachable.
  */
 export class InfrastructureCluster {
   private readonly stores = new Map<string, Store>();
-  private readonly reflectors = new Map<string, Reflector>();
+  private readonly reflectors = new Map<string, Source>();
   // Template kinds are the platform team's choice; their plurals come from discovery, kept for every reconcile.
   private readonly discovery: ApiDiscovery;
+  private readonly reachability: InfrastructureReachability;
+  private readonly probing = new AbortController();
+  private probed: Promise<void> | undefined;
 
   constructor(
     private readonly client: RestClient,
-    private readonly logger?: ReflectorLogger,
+    private readonly logger?: ReflectorLogger & { info(obj: object, msg: string): void },
+    options: { readonly onReachabilityChange?: (reachable: boolean) => void; readonly probeIntervalMs?: number } = {},
   ) {
     this.discovery = new ApiDiscovery(client);
+    this.reachability = new InfrastructureReachability({
+      client,
+      ...(options.onReachabilityChange === undefined ? {} : { onChange: options.onReachabilityChange }),
+      ...(options.probeIntervalMs === undefined ? {} : { intervalMs: options.probeIntervalMs }),
+      ...(logger === undefined ? {} : { logger }),
+    });
+  }
+
+  /**
+   * Whether a reconcile may act on the caches: every one has listed, and
+   * the API server answers now. Otherwise since when it does not (`since`),
+   * or undefined while the caches have never listed.
+   */
+  availability(): { readonly available: true } | { readonly available: false; readonly since?: Date } {
+    if (!this.reachability.reachable) return { available: false, since: this.reachability.since };
+    return [...this.reflectors.values()].every((source) => source.hasSynced) ? { available: true } : { available: false };
+  }
+
+  /** Another cache of this cluster, counted in `availability` and started with the others. */
+  track(name: string, source: Source): void {
+    this.reflectors.set(name, source);
   }
 
   /** Starts caching `kind` (our objects only), telling `handlers` of changes. */
@@ -69,9 +101,22 @@ export class InfrastructureCluster {
     );
   }
 
-  /** One source per watched kind, for the manager's sync gate and readiness. */
+  /** One source per cache, and the probe: for the manager's optional sources and readiness. */
   sources(): Record<string, Source> {
-    return Object.fromEntries([...this.reflectors].map(([kind, reflector]) => [`infra-${kind.toLowerCase()}`, reflector]));
+    const probe: Source = {
+      get hasSynced() {
+        return true;
+      },
+      start: async () => {
+        this.probed = this.reachability.run(this.probing.signal);
+        await this.probed;
+      },
+      stop: async () => {
+        this.probing.abort();
+        await this.probed;
+      },
+    };
+    return { ...Object.fromEntries([...this.reflectors].map(([kind, reflector]) => [`infra-${kind.toLowerCase()}`, reflector])), "infra-reachability": probe };
   }
 
   /** The cached objects of `kind` in `namespace`. */

@@ -31,6 +31,9 @@ const CLUSTER_API: Backend = { steps: CLUSTER_API_STEPS, provision: provisionClu
 
 export const FINALIZER = "platform.edgeconnect.eu/provider-controller";
 
+/** How soon a cluster is looked at again while the infrastructure does not answer: a safety net, its return wakes every cluster. */
+export const UNREACHABLE_RECHECK_MS = 30_000;
+
 export interface KubernetesClusterReconcilerOptions extends ProvisionContext {
   readonly recorder: EventRecorder;
 }
@@ -49,6 +52,8 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
     const pass: Pass = { request, scope, signal, writes: this.options.infra.bound(signal) };
     const path = kubernetesClusterPath(request.namespace, request.name);
     const backend = kc.spec?.providerRef.type === "ClusterAPI" ? CLUSTER_API : OTC;
+    const infrastructure = this.options.infra.availability();
+    if (!infrastructure.available) return this.unreachable(pass, kc, backend.steps, infrastructure.since);
     return finalize(
       scope.client,
       path,
@@ -66,6 +71,22 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
       },
       { signal },
     );
+  }
+
+  /**
+   * Nothing is acted on while the infrastructure cluster does not answer (or
+   * its caches have not listed): the tenant is told, and is looked at again
+   * soon; the infrastructure's return wakes every cluster at once.
+   */
+  private async unreachable(pass: Pass, kc: KubernetesCluster & KubeObject, steps: ClusterSteps, since: Date | undefined): Promise<Result> {
+    const report = new StatusReport(kc, this.options.recorder, steps);
+    report.infrastructureUnreachable(
+      since === undefined
+        ? "the platform has not reached the infrastructure your cluster runs on yet; changes wait until it does"
+        : `the platform cannot reach the infrastructure your cluster runs on since ${since.toISOString().replace(/\.\d{3}Z$/, "Z")}; the cluster itself keeps running, and changes wait until the platform reaches it again`,
+    );
+    await report.flush(pass);
+    return { requeueAfterMs: UNREACHABLE_RECHECK_MS };
   }
 
   /** Runs a pass and writes its status; a failed pass still reports, then fails for the retry. */

@@ -18,7 +18,7 @@ describe("StatusReport", () => {
     report.fail(CONDITION.FlavorMatched, "NoMatchingFlavor", "no flavor offers 64 vCPUs");
     await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
     const status = written();
-    expect(status?.conditions?.map((c) => c.type)).toEqual([...STEP_CONDITIONS, "Ready"]);
+    expect(status?.conditions?.map((c) => c.type)).toEqual([...STEP_CONDITIONS, "InfrastructureReachable", "Ready"]);
     expect(status?.conditions?.every((c) => c.observedGeneration === 3)).toBe(true);
     expect(status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "False", reason: "NoMatchingFlavor" });
     expect(status?.observedGeneration).toBe(3);
@@ -81,6 +81,7 @@ describe("StatusReport", () => {
       ["TemplateSetValid", "True"],
       ["ClusterAvailable", "Unknown"],
       ["KubeconfigReady", "Unknown"],
+      ["InfrastructureReachable", "True"],
       ["Ready", "False"],
     ]);
     expect(written()?.phase).toBe("Provisioning");
@@ -103,5 +104,29 @@ describe("StatusReport", () => {
     await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
     await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
     expect(sent).toEqual(["41", "42"]);
+  });
+
+  it("keeps what the steps said last while the infrastructure does not answer, and says so instead of a frozen Ready", async () => {
+    const kc = cluster();
+    const first = harness(kc);
+    const ready = new StatusReport(kc, first.recorder);
+    allTrue(ready);
+    await ready.flush({ scope: first.scope, signal: new AbortController().signal, request: REQUEST });
+    const before = first.written();
+
+    const later = { ...cluster(before), metadata: { ...cluster().metadata, generation: 4 } };
+    const second = harness(later);
+    const report = new StatusReport(later, second.recorder);
+    report.infrastructureUnreachable("the platform cannot reach the infrastructure of your cluster since 2026-12-02T06:00:00Z");
+    await report.flush({ scope: second.scope, signal: new AbortController().signal, request: REQUEST });
+    await second.recorder.flush();
+    const status = second.written();
+    for (const type of STEP_CONDITIONS) {
+      expect(status?.conditions?.find((c) => c.type === type)).toEqual(before?.conditions?.find((c) => c.type === type));
+    }
+    expect(status?.conditions?.find((c) => c.type === "InfrastructureReachable")).toMatchObject({ status: "False", reason: "InfrastructureUnreachable", observedGeneration: 4 });
+    expect(status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "Unknown", reason: "InfrastructureUnreachable", observedGeneration: 4 });
+    expect(status?.phase).toBe("Ready");
+    expect(second.events.map((e) => e.reason)).toEqual(["InfrastructureUnreachable"]);
   });
 });

@@ -22,7 +22,6 @@ import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { FIELD_MANAGER } from "../infrastructure/infrastructure-cluster.js";
 import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
 import type { Pass, StepCondition } from "./provision.js";
-import type { TeardownBlocker } from "./teardown.js";
 
 type Flavor = NonNullable<KubernetesClusterStatus["flavor"]>;
 type SoldOut = NonNullable<Flavor["soldOut"]>[number];
@@ -32,13 +31,13 @@ const MAX_REJECTED = 10;
 export class StatusReport {
   private readonly steps = new Map<string, ConditionUpdate>();
   private refusal: ConditionUpdate | undefined;
+  private unreachable: string | undefined;
   private phaseOverride: KubernetesClusterStatus["phase"] | undefined;
   private flavorStatus: Flavor | undefined;
   private soldOutList: SoldOut[];
   private extra: Partial<Pick<KubernetesClusterStatus, "apiEndpoint" | "kubeconfigSecretName" | "clusterID">> = {};
   private readonly events: { type: EventType; reason: string; message: string }[] = [];
   private flushed: DeepReadonly<KubernetesCluster>;
-  private blocker: TeardownBlocker | undefined;
 
   constructor(
     private readonly kc: DeepReadonly<KubernetesCluster>,
@@ -75,24 +74,23 @@ export class StatusReport {
     this.refusal = { type: CONDITION.Ready, status: "Unknown", reason: "ReconcileError", message: tenantMessage(message) };
   }
 
+  /**
+   * The infrastructure cluster does not answer: what the steps said last
+   * stays (nothing new is known of them), InfrastructureReachable says
+   * since when, and Ready is Unknown rather than a frozen True.
+   */
+  infrastructureUnreachable(message: string): void {
+    this.unreachable = tenantMessage(message);
+  }
+
   deleting(message: string): void {
     this.phaseOverride = "Deleting";
     this.refusal = { type: CONDITION.Ready, status: "False", reason: "Deleting", message };
   }
 
-  /**
-   * Deleting, held up by `blocker`: `message` names it (made safe to show
-   * here, since it carries Crossplane's words), and `teardownBlocker` keeps
-   * it for whoever counts stuck teardowns.
-   */
-  deletingBlocked(message: string, blocker: TeardownBlocker): void {
+  /** Deleting, held up by what `message` names: made safe to show here, since it carries Crossplane's words. */
+  deletingBlocked(message: string): void {
     this.deleting(tenantMessage(message));
-    this.blocker = blocker;
-  }
-
-  /** What this pass's teardown waits on, when it waits on something. */
-  get teardownBlocker(): TeardownBlocker | undefined {
-    return this.blocker;
   }
 
   /** The flavor decision; without a choice only the sold-out candidates are updated, on a decision already recorded. */
@@ -138,11 +136,21 @@ export class StatusReport {
 
   /** Writes the status and the Events of what changed since the object was read (or last flushed). */
   async flush(pass: Pick<Pass, "scope" | "signal" | "request">): Promise<void> {
-    const { ready, phase } = this.summary();
-    const generation = this.kc.metadata?.generation;
-    const updates = [...this.sequence.order.map((type) => this.steps.get(type) ?? waiting(type)), ready];
     const previous = this.flushed.status?.conditions as readonly Condition[] | undefined;
-    const conditions = ownedConditions(previous, updates, generation);
+    const { ready, phase } = this.unreachable === undefined ? this.summary() : this.unreachableSummary();
+    const generation = this.kc.metadata?.generation;
+    const steps = this.sequence.order.map((type) => this.steps.get(type) ?? (this.unreachable === undefined ? undefined : asUpdate(findCondition(previous, type))) ?? waiting(type));
+    const infrastructure: ConditionUpdate =
+      this.unreachable === undefined
+        ? { type: CONDITION.InfrastructureReachable, status: "True", reason: "Reachable", message: "the platform reaches the infrastructure the cluster runs on" }
+        : { type: CONDITION.InfrastructureReachable, status: "False", reason: "InfrastructureUnreachable", message: this.unreachable };
+    const updates = [...steps, infrastructure, ready];
+    // What was carried over unlearned keeps the generation it was learned at.
+    const conditions = ownedConditions(previous, updates, generation).map((condition) => {
+      const step = (this.sequence.order as readonly string[]).includes(condition.type);
+      const carried = this.unreachable !== undefined && step && !this.steps.has(condition.type) ? findCondition(previous, condition.type) : undefined;
+      return carried === undefined ? condition : { ...condition, ...(carried.observedGeneration === undefined ? {} : { observedGeneration: carried.observedGeneration }) };
+    });
     const status: KubernetesClusterStatus = {
       phase: this.phaseOverride ?? phase,
       ...(generation === undefined ? {} : { observedGeneration: generation }),
@@ -159,6 +167,13 @@ export class StatusReport {
     });
     this.recordTransitions(previous, updates);
     this.flushed = written;
+  }
+
+  private unreachableSummary(): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
+    return {
+      ready: { type: CONDITION.Ready, status: "Unknown", reason: "InfrastructureUnreachable", message: this.unreachable ?? "" },
+      phase: this.phaseOverride ?? this.flushed.status?.phase ?? "Pending",
+    };
   }
 
   private summary(): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
@@ -180,6 +195,10 @@ export class StatusReport {
     }
     for (const event of this.events.splice(0)) this.recorder.event(subject, event.type, event.reason, event.message);
   }
+}
+
+function asUpdate(condition: Condition | undefined): ConditionUpdate | undefined {
+  return condition === undefined ? undefined : { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
 }
 
 function waiting(type: string): ConditionUpdate {

@@ -172,7 +172,7 @@ async function deleted(pass: Pass, kind: InfraKind, namespace: string, obj: Deep
 
 /** stillDeleting for a step held up by `blocker`: the status names it, and the step is looked at again the later the longer it has waited. */
 async function waitingOn(context: ProvisionContext, pass: Pass, report: StatusReport, step: string, blocker: TeardownBlocker): Promise<{ requeueAfterMs: number }> {
-  report.deletingBlocked(blockerMessage(step, blocker), blocker);
+  report.deletingBlocked(blockerMessage(step, blocker));
   await report.flush(pass);
   return { requeueAfterMs: stagePollMs(context.now().getTime() - blocker.sinceMs) };
 }

@@ -4,9 +4,10 @@
  * catalogue in the provider workspace, our managed resources on the
  * infrastructure cluster and, with `--cluster-api`, the template sets and
  * our Cluster API Clusters there, two controllers, tenant Events, the OTC
- * gateway, metrics and probes, and leader election on a Lease on the
- * infrastructure cluster (where the writes go). The orphan audit runs on the
- * leader only, beside the controllers.
+ * gateway, metrics and probes, and leader election on a Lease in the
+ * provider workspace. The orphan audit runs on the leader only, beside the
+ * controllers. The infrastructure cluster's caches do not gate the
+ * controllers: while it is away, tenants are told so.
  *
  * Owns wiring only: which change wakes which object.
  */
@@ -42,7 +43,6 @@ import { ProviderMetrics } from "../metrics/provider-metrics.js";
 import { SupersededProviderConfigs } from "../kubernetes-cluster/superseded-provider-configs.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
-import { DEFAULT_MAX_CLUSTERS_PER_WORKSPACE } from "../tenant/cluster-quota.js";
 import { tenantResources, type Secret } from "../tenant/tenant-resources.js";
 
 export const COMPONENT = "provider-controller";
@@ -125,13 +125,15 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   });
 
   const flavors = new Store<ProviderMachineFlavor & KubeObject>();
-  const infra = new InfrastructureCluster(options.infra, logger);
+  // A change in whether the infrastructure answers concerns every cluster: rare, so a wake of all of them is fine.
+  const infra = new InfrastructureCluster(options.infra, logger, { onReachabilityChange: () => wakeAll() });
   // Every tenant's clusters made from a template set are woken by its change: the set is the platform's, shared by all.
   const usingSet = (set: DeepReadonly<TemplateSet>): Request[] =>
     clusters()
       .filter((kc) => kc.spec?.providerRef.type === "ClusterAPI" && kc.spec.providerRef.templateSet === set.metadata?.name)
       .map(requestOf);
   const templateSets = flags.clusterApi ? watchTemplateSets(options.infra, enqueueMapped(clusterSink, usingSet), logger) : undefined;
+  if (templateSets !== undefined) infra.track("templatesets", templateSets.reflector);
   const context = {
     resources,
     gateway,
@@ -142,7 +144,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     now: () => new Date(),
     recorder,
     supersededProviderConfigs: new SupersededProviderConfigs(),
-    maxClustersPerWorkspace: DEFAULT_MAX_CLUSTERS_PER_WORKSPACE,
+    maxClustersPerWorkspace: flags.maxClustersPerWorkspace,
     ...(templateSets === undefined ? {} : { clusterApi: { templateSets: templateSets.sets } }),
   };
   const scope = (request: Request, reconcileSignal: AbortSignal): ClusterScope | undefined => source.scopeFor(request.cluster, reconcileSignal);
@@ -150,6 +152,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     name: "kubernetesclusters",
     maxConcurrentReconciles: flags.maxConcurrentReconciles,
     reconciler: new KubernetesClusterReconciler(context),
+    reconcileTimeoutMs: flags.reconcileTimeoutMs,
     scope,
     metrics,
     logger,
@@ -158,12 +161,16 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     name: "providerconfigs",
     maxConcurrentReconciles: Math.max(1, Math.floor(flags.maxConcurrentReconciles / 2)),
     reconciler: new ProviderConfigReconciler(context),
+    reconcileTimeoutMs: flags.reconcileTimeoutMs,
     scope,
     metrics,
     logger,
   });
 
   // A catalogue change can only help clusters still waiting for a flavor: a Ready cluster keeps the flavor its pool runs.
+  const wakeAll = (): void => {
+    for (const kc of clusters()) clusterController.enqueue(requestOf(kc));
+  };
   const wakeWaiting = (): void => {
     for (const kc of clusters()) if (kc.status?.phase !== "Ready") clusterController.enqueue(requestOf(kc));
   };
@@ -206,9 +213,11 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
       await auditing;
     }
   };
+  // The Lease lives in the provider workspace on kcp, not on the infrastructure cluster: a leader keeps leading (and telling
+  // tenants) while the infrastructure is away, instead of losing its Lease and restarting into a wait for caches.
   const elect = flags.leaderElect
     ? leaseElection({
-        client: options.infra,
+        client: options.kcp,
         namespace: flags.leaderElectNamespace,
         name: flags.leaderElectName,
         identity: options.identity,
@@ -222,7 +231,9 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
       {
         flags,
         metrics,
-        sources: { apiexport: source, flavors: catalogue, ...infra.sources(), ...(templateSets === undefined ? {} : { templatesets: templateSets.reflector }) },
+        sources: { apiexport: source, flavors: catalogue },
+        // The controllers serve tenants while the infrastructure cluster is away, telling them so (kubernetes-cluster-reconciler.ts).
+        optionalSources: infra.sources(),
         controllers: [clusterController, configController],
         ...(elect === undefined ? {} : { leaderElector: (lead: (signal: AbortSignal) => Promise<void>) => elect(withAudit(lead)) }),
         ...(options.onListening ? { onListening: options.onListening } : {}),

@@ -14,10 +14,12 @@ export const CONDITION = {
   KubeconfigReady: "KubeconfigReady",
   TemplateSetValid: "TemplateSetValid",
   ClusterAvailable: "ClusterAvailable",
+  /** Not a step: whether the platform reaches the infrastructure the steps' state comes from. */
+  InfrastructureReachable: "InfrastructureReachable",
   Ready: "Ready",
 } as const;
 
-export type StepType = Exclude<(typeof CONDITION)[keyof typeof CONDITION], "Ready">;
+export type StepType = Exclude<(typeof CONDITION)[keyof typeof CONDITION], "Ready" | "InfrastructureReachable">;
 
 /** The steps of one provider type. */
 export interface ClusterSteps {

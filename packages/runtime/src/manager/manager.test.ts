@@ -88,6 +88,29 @@ describe("runManager", () => {
     await run;
   });
 
+  it("starts the controllers without waiting for an optional source, starts and stops it, and shows it in readiness", async () => {
+    const reconciled: string[] = [];
+    const controller = new Controller({ name: "ungated", reconciler: { reconcile: async (request) => void reconciled.push(request.name) } });
+    const nodes = fakeSource();
+    const remote = fakeSource();
+    const stop = new AbortController();
+    const ports = await new Promise<{ metrics: number; probes: number }>((listening) => {
+      void runManager(
+        { flags: { metricsBindAddress: "0", healthProbeBindAddress: "127.0.0.1:0" }, metrics: new RuntimeMetrics(), sources: { nodes }, optionalSources: { remote }, controllers: [controller], onListening: listening },
+        stop.signal,
+      );
+    });
+    nodes.hasSynced = true;
+    controller.enqueue({ cluster: "", namespace: "default", name: "svc" });
+    for (let i = 0; i < 100 && reconciled.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(reconciled).toEqual(["svc"]);
+    expect(remote.started).toBe(true);
+    expect(await (await fetch(`http://127.0.0.1:${ports.probes}/readyz?verbose`)).text()).toContain("[-]source-remote failed: not synced yet");
+    stop.abort();
+    for (let i = 0; i < 100 && !remote.stopped; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(remote.stopped).toBe(true);
+  });
+
   it("fails when the sources do not sync within the cache sync timeout, and stops them", async () => {
     const source = fakeSource();
     const controller = new Controller({ name: "never", reconciler: { reconcile: async () => undefined } });

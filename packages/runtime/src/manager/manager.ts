@@ -5,7 +5,7 @@
  *
  * Order: servers first (so liveness answers at once), then the sources
  * (caches warm up on every replica, leader or not, which makes a take-over
- * fast), then, once every source has synced, the controllers (only on the
+ * fast), then, once every source but the optional ones has synced, the controllers (only on the
  * leader with --leader-elect): a reconcile never reads a cache that is still
  * listing, where a missing object would look deleted (controller-runtime's
  * WaitForCacheSync). `/readyz` passes once every source has synced.
@@ -38,6 +38,14 @@ export interface ManagerOptions {
   readonly metrics: RuntimeMetrics;
   /** Named for the readiness output (`[+]source-<name> ok`). */
   readonly sources: Readonly<Record<string, Source>>;
+  /**
+   * Sources started, stopped and shown in `/readyz` like `sources`, but not
+   * waited for: a dependency the controllers go on without while it is
+   * away, saying so to their users instead of going silent. A reconciler
+   * that reads one checks its `hasSynced` itself and acts on nothing it
+   * holds until then.
+   */
+  readonly optionalSources?: Readonly<Record<string, Source>>;
   readonly controllers: readonly Controller[];
   /**
    * Makes an elector whose `onStartedLeading` runs the given function; when
@@ -88,7 +96,8 @@ export class LeadershipLostError extends Error {
 
 export async function runManager(options: ManagerOptions, signal: AbortSignal): Promise<void> {
   const checks = new HealthChecks();
-  for (const [name, source] of Object.entries(options.sources)) {
+  const all = { ...options.sources, ...options.optionalSources };
+  for (const [name, source] of Object.entries(all)) {
     checks.addReadiness(`source-${name}`, () => source.hasSynced || "not synced yet");
   }
   const servers: EndpointServer[] = [];
@@ -99,7 +108,7 @@ export async function runManager(options: ManagerOptions, signal: AbortSignal): 
     if (probes) servers.push(probes);
     options.onListening?.({ metrics: metrics?.port ?? 0, probes: probes?.port ?? 0 });
 
-    const sources = Object.values(options.sources);
+    const sources = Object.values(all);
     const feeding = sources.map((source) => source.start());
     const runControllers = async (stop: AbortSignal): Promise<void> => {
       if (!(await waitForCacheSync(options.sources, stop, options.cacheSyncTimeoutMs))) return;
