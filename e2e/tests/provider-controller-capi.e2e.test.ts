@@ -135,6 +135,7 @@ describeInfra("provider-controller with Cluster API", () => {
       ["TemplateSetValid", "True"],
       ["ClusterAvailable", "True"],
       ["KubeconfigReady", "True"],
+      ["InfrastructureReachable", "True"],
       ["Ready", "True"],
     ]);
     expect(kc.status?.conditions?.every((c) => c.observedGeneration === created.metadata?.generation)).toBe(true);

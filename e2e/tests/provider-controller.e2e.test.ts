@@ -12,12 +12,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubernetesCluster, ProviderConfig } from "@edgeconnect/api";
+import { SECRET_LABEL, type KubernetesCluster, type ProviderConfig } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
 import { fingerprint, HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, Reaper, waitUntilGone, type Workspace } from "@edgeconnect/testenv";
+import { CROSSPLANE_PROVIDER_CONFIG, MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
+import { connectFromEnv, eventually, readKubeconfig, Reaper, StallingProxy, waitUntilGone, writeKubeconfig, type Workspace } from "@edgeconnect/testenv";
 
 const { state } = connectFromEnv();
 const ownCluster = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra);
@@ -44,6 +46,8 @@ describeInfra("provider-controller", () => {
   let reaper: Reaper;
   let platform: Platform;
   let accounts = 0;
+  /** Flags a test adds to the controller's next start. */
+  let controllerArgs: readonly string[] = [];
 
   beforeAll(async () => {
     reaper = Reaper.start();
@@ -56,6 +60,9 @@ describeInfra("provider-controller", () => {
       providerWorkspace: `edgeconnect-${run}`,
       reaper,
       runId: run,
+      // More tenants than the default accounts: each test's workspace has an OTC account of its own.
+      tenantAccounts: 16,
+      controllerArgs: () => controllerArgs,
     });
   }, 180_000);
 
@@ -160,6 +167,15 @@ describeInfra("provider-controller", () => {
     const refused = await condition(ws, clusterPath("default", "my-cluster"), "Ready", "False", "UnsupportedChange");
     expect(refused.status?.conditions?.find((c) => c.type === "Ready")?.message).toMatch(/v1\.31/);
     expect(refused.status?.phase).toBe("Failed");
+    // Capabilities the running pool's flavor lacks: refused, not reported as matched.
+    const capabilities = (vCPUCount: number): Promise<unknown> =>
+      ws.client.request("PATCH", `${API}/namespaces/default/machinecapabilities/workers`, { body: { spec: { vCPUCount } }, contentType: "application/merge-patch+json" });
+    await patch({ kubernetes: { version: "v1.31" } });
+    await ready(ws);
+    await capabilities(16);
+    const grown = await condition(ws, clusterPath("default", "my-cluster"), "FlavorMatched", "False", "UnsupportedChange");
+    expect(grown.status?.conditions?.find((c) => c.type === "FlavorMatched")?.message).toMatch(/runs c4\.xlarge\.2, which lacks .*4 vCPUs \(needs 16\)/);
+    await capabilities(4);
     await patch({ kubernetes: { version: "v1.31" }, nodeCount: 3 });
     await eventually(async () => [live(account).servers === 3, `${live(account).servers} servers`], { timeoutMs: 60_000, description: "3 servers" });
     await ready(ws);
@@ -198,11 +214,29 @@ describeInfra("provider-controller", () => {
     expect(readyA.status?.clusterID).not.toBe(readyB.status?.clusterID);
     const pcB = await b.ws.client.get<ProviderConfig & KubeObject>(`${API}/namespaces/default/providerconfigs/my-provider`);
     expect(pcB.status?.authMode).toBe("AccessKey");
-    expect(tenantNamespace(a.ws)).not.toBe(tenantNamespace(b.ws));
     expect(live(a.account).cceClusters).toBe(1);
     expect(live(b.account).cceClusters).toBe(1);
-    const mrs = await platform.infra.list(`/apis/cce.opentelekomcloud.m.crossplane.io/v1alpha1/namespaces/${tenantNamespace(a.ws)}/clusterv3s`);
-    expect(mrs.items.every((mr) => mr.metadata?.annotations?.["platform.edgeconnect.eu/logical-cluster"] === a.ws.cluster)).toBe(true);
+    // What the infrastructure cluster holds, not names computed here: a namespace per tenant, each
+    // holding only that tenant's objects, and ProviderConfig names that differ across the two
+    // (crossplane-runtime counts usages by name across namespaces).
+    const LOGICAL_CLUSTER = "platform.edgeconnect.eu/logical-cluster";
+    const namespaces = (await platform.infra.list("/api/v1/namespaces", { query: { labelSelector: "app.kubernetes.io/managed-by=provider-controller" } })).items;
+    const held = new Map<string, string>();
+    for (const twin of [a, b]) {
+      const ns = namespaces.filter((item) => item.metadata?.annotations?.[LOGICAL_CLUSTER] === twin.ws.cluster);
+      expect(ns).toHaveLength(1);
+      const name = ns[0]?.metadata?.name ?? "";
+      const inside = [
+        ...(await platform.infra.list(`/apis/cce.opentelekomcloud.m.crossplane.io/v1alpha1/namespaces/${name}/clusterv3s`)).items,
+        ...(await platform.infra.list(`/apis/cce.opentelekomcloud.m.crossplane.io/v1alpha1/namespaces/${name}/nodepoolv3s`)).items,
+        ...(await platform.infra.list(`/apis/${CROSSPLANE_PROVIDER_CONFIG.apiVersion}/namespaces/${name}/${CROSSPLANE_PROVIDER_CONFIG.plural}`)).items,
+      ];
+      expect(inside.length).toBeGreaterThanOrEqual(3);
+      expect(inside.map((obj) => obj.metadata?.annotations?.[LOGICAL_CLUSTER])).toEqual(inside.map(() => twin.ws.cluster));
+      for (const pc of inside.filter((obj) => obj.kind === "ProviderConfig")) held.set(pc.metadata?.name ?? "", name);
+    }
+    expect(new Set(held.values()).size).toBe(2);
+    expect(held.size).toBe(2);
 
     await a.ws.client.delete(clusterPath("default", "my-cluster"));
     await gone(a.ws, clusterPath("default", "my-cluster"));
@@ -228,6 +262,9 @@ describeInfra("provider-controller", () => {
       const kc = await ready(matched.ws);
       expect(kc.status?.flavor).toMatchObject({ name: "s3.xlarge.4", source: "Matched" });
       expect(kc.status?.flavor?.soldOut).toEqual([{ flavor: "c4.xlarge.2", zone: "random" }]);
+      // Remembered where the tenant cannot write: on the cluster's ClusterV3, not only in the tenant's status.
+      const [clusterV3] = (await platform.infra.list(`/apis/cce.opentelekomcloud.m.crossplane.io/v1alpha1/namespaces/${tenantNamespace(matched.ws)}/clusterv3s`)).items;
+      expect(JSON.parse(clusterV3?.metadata?.annotations?.["platform.edgeconnect.eu/sold-out"] ?? "[]")).toEqual([{ flavor: "c4.xlarge.2", zone: "random" }]);
       // The sold-out pool is deleted while its successor is created; it may take a moment longer to go.
       await eventually(async () => [live(matched.account).nodePools === 1, JSON.stringify(live(matched.account))], { timeoutMs: 30_000, description: "only the new node pool left" });
       expect(live(matched.account)).toMatchObject({ nodePools: 1, servers: 2 });
@@ -264,6 +301,13 @@ describeInfra("provider-controller", () => {
     const missing = await condition(ws, clusterPath("missing", "no-secret"), "CredentialsValid", "False", "SecretNotFound");
     expect(missing.status?.conditions?.find((c) => c.type === "CredentialsValid")?.message).toMatch(/Secret "missing\/otc-credentials"/);
 
+    // A Secret without the label the Secrets claim selects: invisible to the platform, and the condition says which label to add.
+    await ignoreConflict(ws.client.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "unlabelled" } }));
+    await ws.client.apply("/api/v1/namespaces/unlabelled/secrets/otc-credentials", { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials: platform.passwordCredentials(account) } }, "e2e");
+    await order(ws, account, { name: "unlabelled", namespace: "unlabelled", noSecret: true });
+    const unlabelled = await condition(ws, clusterPath("unlabelled", "unlabelled"), "CredentialsValid", "False", "SecretNotFound");
+    expect(unlabelled.status?.conditions?.find((c) => c.type === "CredentialsValid")?.message).toContain(`label ${SECRET_LABEL.key}=${SECRET_LABEL.value}`);
+
     await order(ws, account, { name: "malformed", namespace: "malformed", credentials: "auth_url=not a url\nuser_name\n" });
     await condition(ws, clusterPath("malformed", "malformed"), "CredentialsValid", "False", "InvalidCredentials");
 
@@ -287,7 +331,7 @@ describeInfra("provider-controller", () => {
 
     expect(await infraNamespace(ws)).toBeUndefined();
     expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
-    for (const [namespace, name] of [["missing", "no-secret"], ["malformed", "malformed"], ["rejected", "rejected"], ["huge", "huge"]] as const) {
+    for (const [namespace, name] of [["missing", "no-secret"], ["unlabelled", "unlabelled"], ["malformed", "malformed"], ["rejected", "rejected"], ["huge", "huge"]] as const) {
       await ws.client.delete(clusterPath(namespace, name));
       await gone(ws, clusterPath(namespace, name));
     }
@@ -314,6 +358,147 @@ describeInfra("provider-controller", () => {
     expect(after?.metadata?.deletionTimestamp).toBeUndefined();
   });
 
+  it("serves a healthy tenant while another stores 100 KB, 1 MiB, binary and many-line credentials, and never restarts", async () => {
+    const pid = platform.controllerPid;
+    const hostile = await tenant("hostile");
+    const healthy = await tenant("healthy");
+    const variants: readonly [string, Buffer][] = [
+      ["large", Buffer.from(`${platform.passwordCredentials(hostile.account)}#${"x".repeat(100 * 1024)}\n`)],
+      // A Secret holds at most 1 MiB in all; leave room for the rest of the object.
+      ["mebibyte", Buffer.alloc(1024 * 1024 - 4096, "a")],
+      ["binary", randomBytes(64 * 1024)],
+      ["many-lines", Buffer.from(`${platform.passwordCredentials(hostile.account)}${"#\n".repeat(100_000)}`)],
+    ];
+    for (const [namespace, data] of variants) {
+      await ignoreConflict(hostile.ws.client.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }));
+      await hostile.ws.client.apply(
+        `/api/v1/namespaces/${namespace}/secrets/otc-credentials`,
+        { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials", labels: { [SECRET_LABEL.key]: SECRET_LABEL.value } }, data: { credentials: data.toString("base64") } },
+        "e2e",
+      );
+      await order(hostile.ws, hostile.account, { namespace, noSecret: true });
+    }
+    await order(healthy.ws, healthy.account);
+    // The healthy tenant's own Secret under the name the kubeconfig of its second cluster would get: never written over.
+    const taken = { apiVersion: "v1", kind: "Secret", metadata: { name: "taken-kubeconfig", labels: { [SECRET_LABEL.key]: SECRET_LABEL.value } }, stringData: { note: "mine" } };
+    await healthy.ws.client.apply("/api/v1/namespaces/default/secrets/taken-kubeconfig", taken, "e2e");
+    await order(healthy.ws, healthy.account, { name: "taken", noSecret: true });
+    await ready(healthy.ws);
+    const conflict = await condition(healthy.ws, clusterPath("default", "taken"), "KubeconfigReady", "False", "KubeconfigSecretConflict", 120_000);
+    expect(conflict.status?.conditions?.find((c) => c.type === "KubeconfigReady")?.message).toMatch(/taken-kubeconfig/);
+    const kept = await healthy.ws.client.get<KubeObject & { data?: Record<string, string> }>("/api/v1/namespaces/default/secrets/taken-kubeconfig");
+    expect(Object.keys(kept.data ?? {})).toEqual(["note"]);
+    for (const [namespace] of variants) {
+      const refused = await condition(hostile.ws, clusterPath(namespace, "my-cluster"), "CredentialsValid", "False", "InvalidCredentials");
+      expect(refused.status?.conditions?.find((c) => c.type === "CredentialsValid")?.message).toMatch(/larger than 8192 bytes|not UTF-8 text|control characters|more than 100 lines/);
+    }
+    expect(platform.controllerPid).toBe(pid);
+    expect(() => process.kill(pid ?? -1, 0)).not.toThrow();
+    expect(await infraNamespace(hostile.ws)).toBeUndefined();
+    expect(live(hostile.account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+    for (const name of ["my-cluster", "taken"]) await healthy.ws.client.delete(clusterPath("default", name));
+    for (const [namespace] of variants) await hostile.ws.client.delete(clusterPath(namespace, "my-cluster"));
+    for (const name of ["my-cluster", "taken"]) await gone(healthy.ws, clusterPath("default", name));
+    await expect(healthy.ws.client.get("/api/v1/namespaces/default/secrets/taken-kubeconfig")).resolves.toBeDefined();
+    for (const [namespace] of variants) await gone(hostile.ws, clusterPath(namespace, "my-cluster"));
+  });
+
+  it("keeps a cluster in the OTC account it was made in: a rotation within the project goes through, another project is refused", async () => {
+    const { ws, account } = await tenant("account");
+    const other = accounts++;
+    await order(ws, account);
+    await ready(ws);
+    const before = live(account);
+    const rotate = (credentials: string): Promise<unknown> =>
+      ws.client.apply(
+        "/api/v1/namespaces/default/secrets/otc-credentials",
+        { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials", labels: { [SECRET_LABEL.key]: SECRET_LABEL.value } }, stringData: { credentials } },
+        "edgeconnect-demo",
+      );
+
+    await rotate(platform.accessKeyCredentials(account));
+    await eventually(
+      async () => {
+        const pc = await ws.client.get<ProviderConfig & KubeObject>(`${API}/namespaces/default/providerconfigs/otc`);
+        return [pc.status?.authMode === "AccessKey", `authMode ${pc.status?.authMode ?? "unset"}`];
+      },
+      { timeoutMs: 60_000, description: "the rotated access key checked" },
+    );
+    const infraSecret = async (): Promise<string> => {
+      const secrets = await platform.infra.list<KubeObject & { data?: Record<string, string> }>(`/api/v1/namespaces/${tenantNamespace(ws)}/secrets`);
+      return secrets.items.map((secret) => Buffer.from(secret.data?.credentials ?? "", "base64").toString()).join("");
+    };
+    await eventually(async () => [(await infraSecret()).includes("access_key"), "Crossplane's credentials still the password"], { timeoutMs: 60_000, description: "Crossplane's credentials rotated" });
+    await ready(ws);
+    expect(live(account)).toEqual(before);
+
+    await rotate(platform.passwordCredentials(other));
+    const refused = await condition(ws, clusterPath("default", "my-cluster"), "Ready", "False", "UnsupportedChange");
+    const message = refused.status?.conditions?.find((c) => c.type === "Ready")?.message ?? "";
+    expect(message).toContain(`instead of ${platform.tenantCredentials(account).projectName}`);
+    expect(message).toMatch(/restore credentials of that project/);
+    expect(refused.status?.conditions?.find((c) => c.type === "CredentialsValid")).toMatchObject({ status: "False", reason: "UnsupportedChange" });
+    // Crossplane still holds the access key of the cluster's own project, and nothing was made in the other one.
+    expect(await infraSecret()).toContain("access_key");
+    expect(live(other)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+    expect(live(account)).toEqual(before);
+
+    await rotate(platform.passwordCredentials(account));
+    await ready(ws);
+    await ws.client.delete(clusterPath("default", "my-cluster"));
+    await gone(ws, clusterPath("default", "my-cluster"));
+    expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+  });
+
+  it("moves a cluster off a ProviderConfig of the old naming without touching a cloud resource, and removes the old one", async () => {
+    const { ws, account } = await tenant("migrate");
+    await order(ws, account);
+    await ready(ws);
+    const namespace = tenantNamespace(ws);
+    const kinds = MANAGED_RESOURCE_KINDS.map((kind) => `/apis/${kind.apiVersion}/namespaces/${namespace}/${kind.plural}`);
+    type Managed = KubeObject & { spec?: { providerConfigRef?: { name?: string } } };
+    const managed = async (): Promise<Managed[]> => (await Promise.all(kinds.map((path) => platform.infra.list<Managed>(path)))).flatMap((list) => list.items);
+    const pcPath = (name = ""): string => `/apis/${CROSSPLANE_PROVIDER_CONFIG.apiVersion}/namespaces/${namespace}/${CROSSPLANE_PROVIDER_CONFIG.plural}${name === "" ? "" : `/${name}`}`;
+    const configs = async (): Promise<string[]> => (await platform.infra.list(pcPath())).items.map((pc) => pc.metadata?.name ?? "");
+    const [current] = await configs();
+    if (current === undefined) throw new Error("no Crossplane ProviderConfig");
+    // The state a controller of the old naming left: its ProviderConfig and Secret, every managed resource on it, and no other.
+    const legacy = `${current.replace(/-pc-[0-9a-f]+$/, "")}-pc-legacy0`;
+    const pc = await platform.infra.get<KubeObject & { spec?: object }>(pcPath(current));
+    const secret = await platform.infra.get<KubeObject & { data?: object }>(`/api/v1/namespaces/${namespace}/secrets/${current}`);
+    const marks = { labels: pc.metadata?.labels, annotations: pc.metadata?.annotations };
+    await platform.infra.create(`/api/v1/namespaces/${namespace}/secrets`, { apiVersion: "v1", kind: "Secret", metadata: { name: legacy, ...marks }, data: secret.data });
+    await platform.infra.create(pcPath(), { apiVersion: pc.apiVersion, kind: pc.kind, metadata: { name: legacy, ...marks }, spec: { credentials: { source: "Secret", secretRef: { namespace, name: legacy, key: "credentials" } } } });
+    await platform.stopController();
+    const cloudWrites = (): number => platform.otc.faults.requests.filter((r) => r.method !== "GET" && !/auth\/tokens|clustercert/.test(r.path)).length;
+    const writesBefore = cloudWrites();
+    for (const mr of await managed()) {
+      await platform.infra.request("PATCH", `${kinds.find((path) => path.endsWith(`/${mr.kind?.toLowerCase()}s`)) ?? ""}/${mr.metadata?.name ?? ""}`, {
+        body: { spec: { providerConfigRef: { name: legacy } } },
+        contentType: "application/merge-patch+json",
+      });
+    }
+    await platform.infra.delete(pcPath(current));
+    await platform.infra.delete(`/api/v1/namespaces/${namespace}/secrets/${current}`);
+    await waitUntilGone(platform.infra, pcPath(current), { timeoutMs: 60_000, description: "the current ProviderConfig released by Crossplane" });
+
+    platform.resumeController();
+    await eventually(
+      async () => {
+        const names = await configs();
+        const refs = new Set((await managed()).map((mr) => mr.spec?.providerConfigRef?.name));
+        return [names.length === 1 && names[0] === current && refs.size === 1 && refs.has(current), `configs ${names.join(",")}; managed resources on ${[...refs].join(",")}`];
+      },
+      { timeoutMs: 90_000, description: "managed resources moved to the current ProviderConfig and the old one gone" },
+    );
+    await expect(platform.infra.get(`/api/v1/namespaces/${namespace}/secrets/${legacy}`)).rejects.toMatchObject({ status: 404 });
+    await ready(ws);
+    expect(cloudWrites()).toBe(writesBefore);
+    await ws.client.delete(clusterPath("default", "my-cluster"));
+    await gone(ws, clusterPath("default", "my-cluster"));
+    expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+  });
+
   it("finishes provisioning and teardown after the controller is killed mid-way, leaking nothing", async () => {
     const { ws, account } = await tenant("crash");
     await order(ws, account);
@@ -328,6 +513,115 @@ describeInfra("provider-controller", () => {
     await gone(ws, clusterPath("default", "my-cluster"));
     expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
   });
+
+  it("stays up while the infrastructure cluster does not answer, tells the tenant instead of a frozen Ready, and recovers", async () => {
+    const { ws, account } = await tenant("unreachable");
+    // The controller's infrastructure calls (and only its) go through a proxy that can hold every request unanswered.
+    const identity = readKubeconfig(platform.controllerIdentity.infraKubeconfig);
+    const proxy = await StallingProxy.start({ upstream: identity.server });
+    const proxied = writeKubeconfig(join(dir, `infra-through-proxy-${run}.kubeconfig`), { ...identity, server: proxy.url });
+    await platform.stopController();
+    controllerArgs = [`--infra-kubeconfig=${proxied}`];
+    try {
+      platform.resumeController();
+      const pid = platform.controllerPid;
+      await order(ws, account);
+      await ready(ws);
+      expect((await ws.client.get<Cluster>(clusterPath("default", "my-cluster"))).status?.conditions?.find((c) => c.type === "InfrastructureReachable")?.status).toBe("True");
+
+      proxy.stall();
+      const unreachable = await condition(ws, clusterPath("default", "my-cluster"), "InfrastructureReachable", "False", "InfrastructureUnreachable", 60_000);
+      expect(unreachable.status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "Unknown", reason: "InfrastructureUnreachable" });
+      // What the steps said last stays: the cloud resources did not go anywhere.
+      expect(unreachable.status?.conditions?.find((c) => c.type === "NodePoolReady")?.status).toBe("True");
+      expect(unreachable.status?.phase).toBe("Ready");
+      // A spec change meanwhile is not acted on, and nothing crashes.
+      await ws.client.request("PATCH", clusterPath("default", "my-cluster"), { body: { spec: { nodeCount: 3 } }, contentType: "application/merge-patch+json" });
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      expect(live(account).servers).toBe(2);
+      expect(platform.controllerPid).toBe(pid);
+      expect(() => process.kill(pid ?? -1, 0)).not.toThrow();
+
+      proxy.resume();
+      await eventually(async () => [live(account).servers === 3, `${live(account).servers} servers`], { timeoutMs: 90_000, description: "the change made once the infrastructure answers" });
+      const back = await ready(ws);
+      expect(back.status?.conditions?.find((c) => c.type === "InfrastructureReachable")?.status).toBe("True");
+      expect(platform.controllerPid).toBe(pid);
+    } finally {
+      proxy.resume();
+      await platform.stopController();
+      controllerArgs = [];
+      platform.resumeController();
+      await proxy.close();
+    }
+    await ws.client.delete(clusterPath("default", "my-cluster"));
+    await gone(ws, clusterPath("default", "my-cluster"));
+    expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+  });
+
+  it("reports the infrastructure of a cluster that vanished without teardown, and deletes it with --orphan-teardown", async () => {
+    const { ws, account } = await tenant("orphan");
+    await order(ws, account);
+    const kc = await ready(ws);
+    const namespace = tenantNamespace(ws);
+    expect(live(account)).toMatchObject({ vpcs: 1, cceClusters: 1, nodePools: 1 });
+
+    // The cluster vanishes without teardown: the controller's finalizer taken off by hand while it is down.
+    await platform.stopController();
+    const finalizers = (kc.metadata?.finalizers ?? []).filter((f) => f !== "platform.edgeconnect.eu/provider-controller");
+    await ws.client.request("PATCH", clusterPath("default", "my-cluster"), { body: { metadata: { finalizers } }, contentType: "application/merge-patch+json" });
+    await ws.client.delete(clusterPath("default", "my-cluster"));
+    await gone(ws, clusterPath("default", "my-cluster"), 30_000);
+
+    // The same controller, under the same least-privilege identities, restarted with a quick audit and its metrics on.
+    const metricsPort = await freePort();
+    controllerArgs = ["--orphan-audit-interval=2s", `--metrics-bind-address=127.0.0.1:${metricsPort}`];
+    try {
+      platform.resumeController();
+      const orphaned = async (kind: string): Promise<number | undefined> => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const line = text.split("\n").find((l) => l.startsWith(`edgeconnect_orphaned_infrastructure{kind="${kind}"}`));
+        return line === undefined ? undefined : Number(line.split(" ").at(-1));
+      };
+      await eventually(
+        async () => {
+          const counts = await Promise.all(["VpcV1", "ClusterV3", "NodePoolV3", "ProviderConfig", "Namespace"].map((kind) => orphaned(kind).catch(() => undefined)));
+          return [counts.every((count) => count === 1), `orphans VpcV1, ClusterV3, NodePoolV3, ProviderConfig, Namespace: ${counts.join(", ")}`];
+        },
+        { timeoutMs: 60_000, description: "the orphans counted" },
+      );
+      type Event = KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { kind?: string; name?: string } };
+      const orphanEvents = async (ns: string): Promise<Event[]> =>
+        (await platform.infra.list<Event>(`/api/v1/namespaces/${ns}/events`)).items.filter((e) => e.reason === "OrphanedInfrastructure" && e.type === "Warning");
+      await eventually(
+        async () => {
+          const kinds = new Set((await orphanEvents(namespace)).map((e) => e.involvedObject?.kind));
+          const onNamespace = (await orphanEvents("default")).some((e) => e.involvedObject?.kind === "Namespace" && e.involvedObject.name === namespace);
+          return [["VpcV1", "ClusterV3", "NodePoolV3", "ProviderConfig"].every((k) => kinds.has(k)) && onNamespace, `Events on ${[...kinds].join(", ")}; on the namespace: ${onNamespace}`];
+        },
+        { timeoutMs: 30_000, description: "a Warning Event on each orphan" },
+      );
+      const vpcEvents = (await orphanEvents(namespace)).filter((e) => e.involvedObject?.kind === "VpcV1");
+      expect(vpcEvents).toHaveLength(1);
+      expect(vpcEvents[0]?.message).toContain("KubernetesCluster default/my-cluster");
+      // Reported, not touched: several audits later everything is still there, each orphan reported once.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      expect(await infraNamespace(ws)).toBeDefined();
+      expect(live(account)).toMatchObject({ vpcs: 1, cceClusters: 1, nodePools: 1 });
+      expect((await orphanEvents(namespace)).filter((e) => e.involvedObject?.kind === "VpcV1").map((e) => (e as { count?: number }).count ?? 1)).toEqual([1]);
+
+      await platform.stopController();
+      controllerArgs = [...controllerArgs, "--orphan-teardown"];
+      platform.resumeController();
+      await eventually(async () => [(await infraNamespace(ws)) === undefined, JSON.stringify(live(account))], { timeoutMs: 180_000, description: "the orphaned infrastructure deleted, its namespace last" });
+      expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+      await eventually(async () => [(await orphaned("VpcV1")) === 0 && (await orphaned("Namespace")) === 0, "orphans still counted"], { timeoutMs: 30_000, description: "no orphans counted" });
+    } finally {
+      await platform.stopController();
+      controllerArgs = [];
+      platform.resumeController();
+    }
+  });
 });
 
 async function ignoreConflict(write: Promise<unknown>): Promise<void> {
@@ -336,4 +630,13 @@ async function ignoreConflict(write: Promise<unknown>): Promise<void> {
   } catch (err) {
     if (!(err instanceof HttpStatusError && err.status === 409)) throw err;
   }
+}
+
+/** A TCP port nobody listens on right now, for a process that must listen on a known one. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

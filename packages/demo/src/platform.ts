@@ -10,10 +10,19 @@
  *
  * The simulators are test support; the controller talks to them as to OTC
  * and Crossplane.
+ *
+ * The controller runs with the rights it ships, not as admin
+ * (`leastPrivilege`): in kcp as the static user `provider-controller` bound
+ * by deploy/provider-controller/kcp, on the infrastructure cluster as a
+ * ServiceAccount bound by the chart's own RBAC. A right missing there fails
+ * the suites that use this. The platform's own setup and the tests' checks
+ * stay admin.
  */
-import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import {
   collectionPath,
   KUBERNETES_CLUSTER_RESOURCE,
@@ -22,6 +31,7 @@ import {
   PLATFORM_API_VERSION,
   PROVIDER_CONFIG_RESOURCE,
   PROVIDER_MACHINE_FLAVOR_RESOURCE,
+  SECRET_LABEL,
   type KubernetesCluster,
 } from "@edgeconnect/api";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
@@ -33,7 +43,9 @@ import {
   CrossplaneOtcSimulator,
   E2E_LOG_DIR_ENV_VAR,
   eventually,
+  kcpUserKubeconfig,
   KubeApiServer,
+  objectPath as manifestPath,
   readKubeconfig,
   REPO_ROOT,
   resolveBinary,
@@ -48,6 +60,14 @@ import {
 export const TENANT_WORKSPACE_TYPE = "edgeconnect-tenant";
 const APIEXPORT_DIR = join(REPO_ROOT, "apiexports", "platform.edgeconnect.eu");
 const CONTROLLER_MAIN = join(REPO_ROOT, "packages", "provider-controller", "dist", "main.js");
+const CONTROLLER_CHART = join(REPO_ROOT, "deploy", "provider-controller");
+const CONTROLLER_KCP_RBAC = join(CONTROLLER_CHART, "kcp", "provider-controller-rbac.yaml");
+/** The static user of the test kcp (KCP_TEST_USERS) that the kcp RBAC manifest binds. */
+const CONTROLLER_KCP_USER = "provider-controller";
+/** The chart's templates that make the ServiceAccount and its RBAC; nothing else of the chart is rendered. */
+const CONTROLLER_IDENTITY_TEMPLATES = ["templates/serviceaccount.yaml", "templates/rbac.yaml"];
+const IDENTITY_KINDS = new Set(["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]);
+const run = promisify(execFile);
 
 /** A catalogue like a platform team would register for OTC eu-de. */
 export const DEMO_FLAVORS: readonly { name: string; flavor: string; vCPUCount: number; memorySize: string; gpuModelName?: string; zones?: string[]; available?: boolean }[] = [
@@ -90,6 +110,46 @@ export interface PlatformOptions {
   readonly otcDelays?: Pick<OtcSimulatorOptions, "transitionDelayMs" | "cceClusterCreateMs" | "cceClusterDeleteMs" | "nodePoolSyncMs">;
   /** Node options for the provider-controller process, before its script (e.g. `--cpu-prof`). */
   readonly controllerNodeArgs?: readonly string[];
+  /**
+   * More provider-controller flags, after the platform's own (a later flag
+   * wins). Read at each start, so a test can restart the controller
+   * (`stopController`, `resumeController`) with other flags.
+   */
+  readonly controllerArgs?: () => readonly string[];
+  /**
+   * Runs the controller with only the rights it ships (`controllerIdentities`)
+   * instead of the admin kubeconfigs. Default true. Needs a kcp started by
+   * testenv's KcpServer (its static token file) and a token-authenticated
+   * infrastructure kubeconfig.
+   */
+  readonly leastPrivilege?: boolean;
+}
+
+export interface ControllerIdentityOptions {
+  readonly kcpUrl: string;
+  /** kcp admin kubeconfig: its directory holds the static token file. */
+  readonly kcpKubeconfig: string;
+  /** Admin on the infrastructure cluster. */
+  readonly infraKubeconfig: string;
+  /** The provider workspace, with an admin client. */
+  readonly provider: Workspace;
+  /** Kubeconfigs and helm's scratch files go here. */
+  readonly dir: string;
+  /** Helm release name: names the ServiceAccount, its namespace and the cluster-wide RBAC, so one per platform. */
+  readonly release: string;
+  /** The chart's `clusterApi.enabled`. */
+  readonly clusterApi?: boolean;
+}
+
+/** What the controller runs as under `leastPrivilege`. */
+export interface ControllerIdentities {
+  /** The kcp user on the provider workspace. */
+  readonly kcpKubeconfig: string;
+  /** The chart's ServiceAccount, by a TokenRequest token. */
+  readonly infraKubeconfig: string;
+  readonly serviceAccount: { readonly namespace: string; readonly name: string };
+  /** What was applied on the infrastructure cluster, its namespace first; removed by `Platform.stop`. */
+  readonly infraObjects: readonly KubeObject[];
 }
 
 export interface TenantCredentials {
@@ -103,6 +163,9 @@ export class Platform {
   private controllerRuns = 0;
   private crossplane: CrossplaneOtcSimulator | undefined;
   private controller: ServerProcess | undefined;
+  /** What the controller runs as: the least-privilege identities, or the admin ones. */
+  private controllerKubeconfigs: { readonly kcp: string; readonly infra: string };
+  private identities: ControllerIdentities | undefined;
 
   private constructor(
     private readonly options: PlatformOptions,
@@ -113,7 +176,9 @@ export class Platform {
     readonly providerKubeconfig: string,
     readonly workload: KubeApiServer,
     readonly otc: OtcSimulator,
-  ) {}
+  ) {
+    this.controllerKubeconfigs = { kcp: providerKubeconfig, infra: options.infraKubeconfig };
+  }
 
   static async start(options: PlatformOptions): Promise<Platform> {
     const log = options.log ?? (() => undefined);
@@ -157,6 +222,21 @@ export class Platform {
       log(`provider workspace ${provider.path}: APIExport, WorkspaceType ${TENANT_WORKSPACE_TYPE} and ${DEMO_FLAVORS.length} flavors installed`);
 
       const platform = new Platform(options, accounts, kcp, infra, provider, providerKubeconfig, workload, otc);
+      if (options.leastPrivilege ?? true) {
+        const identities = await Platform.controllerIdentities({
+          kcpUrl: options.kcpUrl,
+          kcpKubeconfig: options.kcpKubeconfig,
+          infraKubeconfig: options.infraKubeconfig,
+          provider,
+          dir: options.dir,
+          release: `provider-controller-${options.runId ?? randomBytes(3).toString("hex")}`,
+          ...(options.clusterApi === undefined ? {} : { clusterApi: options.clusterApi }),
+        });
+        platform.identities = identities;
+        started.push(() => removeInfraObjects(infra, identities.infraObjects));
+        platform.controllerKubeconfigs = { kcp: identities.kcpKubeconfig, infra: identities.infraKubeconfig };
+        log(`the controller runs as kcp user ${CONTROLLER_KCP_USER} and ServiceAccount ${identities.serviceAccount.namespace}/${identities.serviceAccount.name}`);
+      }
       platform.crossplane = await CrossplaneOtcSimulator.start({
         binary: (await resolveBinary("crossplane-otc-simulator")).path,
         kubeconfig: options.infraKubeconfig,
@@ -174,6 +254,54 @@ export class Platform {
       infra.close();
       throw err;
     }
+  }
+
+  /**
+   * Makes the identities the controller runs with under `leastPrivilege`
+   * and returns kubeconfigs for them. In kcp: applies
+   * deploy/provider-controller/kcp in the provider workspace, which binds the
+   * test kcp's static user `provider-controller`. On the infrastructure
+   * cluster: renders the chart's ServiceAccount and RBAC templates only
+   * (helm template --show-only), applies them in a namespace named after the
+   * release, and asks the TokenRequest API for the ServiceAccount's token.
+   */
+  static async controllerIdentities(options: ControllerIdentityOptions): Promise<ControllerIdentities> {
+    await applyManifests(options.provider.client, readFileSync(CONTROLLER_KCP_RBAC, "utf8"));
+    const kcpKubeconfig = writeKubeconfig(
+      join(options.dir, `${options.provider.name}-${CONTROLLER_KCP_USER}.kubeconfig`),
+      kcpUserKubeconfig(options.kcpKubeconfig, CONTROLLER_KCP_USER, `${options.kcpUrl}/clusters/${options.provider.path}`),
+    );
+
+    const namespace = options.release;
+    const rendered = await renderControllerIdentity(options.dir, options.release, namespace, options.clusterApi === true);
+    const infraObjects: KubeObject[] = [{ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, ...rendered];
+    const serviceAccount = rendered.find((obj) => obj.kind === "ServiceAccount")?.metadata?.name;
+    if (serviceAccount === undefined) throw new Error(`${CONTROLLER_CHART} rendered no ServiceAccount`);
+    const admin = RestClient.fromFile(options.infraKubeconfig);
+    try {
+      await applyManifests(admin, infraObjects);
+      const review = await admin.create<{ status?: { token?: string } }>(`/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`, {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenRequest",
+        // A day covers the longest suite and a demo session; the API server may shorten it.
+        spec: { expirationSeconds: 86_400 },
+      });
+      const token = review.status?.token;
+      if (token === undefined) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
+      const infraKubeconfig = writeKubeconfig(join(options.dir, `${options.release}-infra.kubeconfig`), {
+        ...readKubeconfig(options.infraKubeconfig),
+        name: `${namespace}:${serviceAccount}`,
+        token,
+      });
+      return { kcpKubeconfig, infraKubeconfig, serviceAccount: { namespace, name: serviceAccount }, infraObjects };
+    } finally {
+      admin.close();
+    }
+  }
+
+  /** The kubeconfigs the controller is started with: least-privilege ones unless `leastPrivilege` is false. */
+  get controllerIdentity(): { readonly kcpKubeconfig: string; readonly infraKubeconfig: string } {
+    return { kcpKubeconfig: this.controllerKubeconfigs.kcp, infraKubeconfig: this.controllerKubeconfigs.infra };
   }
 
   /** A tenant workspace of our type: kcp binds the export and accepts its claims; waits until our API is served there. */
@@ -251,11 +379,18 @@ export class Platform {
     await controller.stop(graceMs);
     return controller.exited;
   }
+  /** Starts a new provider-controller after `stopController`. */
+  resumeController(): void {
+    if (this.controller?.running === true) throw new Error("the provider-controller is still running");
+    this.controller = this.startController();
+  }
+
 
   async stop(): Promise<void> {
     await Promise.allSettled([this.controller?.stop(), this.crossplane?.stop()]);
     await this.otc.close();
     await this.workload.stop();
+    if (this.identities !== undefined) await removeInfraObjects(this.infra, this.identities.infraObjects).catch(() => undefined);
     this.kcp.close();
     this.infra.close();
   }
@@ -266,12 +401,13 @@ export class Platform {
       `provider-controller-${this.controllerRuns}`,
       CONTROLLER_MAIN,
       [
-        `--kcp-kubeconfig=${this.providerKubeconfig}`,
-        `--infra-kubeconfig=${this.options.infraKubeconfig}`,
+        `--kcp-kubeconfig=${this.controllerKubeconfigs.kcp}`,
+        `--infra-kubeconfig=${this.controllerKubeconfigs.infra}`,
         `--allowed-otc-auth-url=${this.otc.url}/`,
         "--metrics-bind-address=0",
         "--health-probe-bind-address=0",
         ...(this.options.clusterApi === true ? ["--cluster-api"] : []),
+        ...(this.options.controllerArgs?.() ?? []),
       ],
       this.options.controllerNodeArgs,
     );
@@ -318,7 +454,7 @@ export async function orderCluster(client: RestClient, order: ClusterOrder): Pro
   const manager = "edgeconnect-demo";
   const providerConfig = order.providerConfigName ?? "otc";
   if (order.credentials !== undefined) {
-    await client.apply(`/api/v1/namespaces/${namespace}/secrets/otc-credentials`, { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, stringData: { credentials: order.credentials } }, manager);
+    await client.apply(`/api/v1/namespaces/${namespace}/secrets/otc-credentials`, { apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials", labels: { [SECRET_LABEL.key]: SECRET_LABEL.value } }, stringData: { credentials: order.credentials } }, manager);
   }
   await client.apply(
     objectPath(PROVIDER_CONFIG_RESOURCE, namespace, providerConfig),
@@ -418,6 +554,39 @@ async function installPlatformApi(provider: Workspace): Promise<void> {
     { timeoutMs: 30_000, description: "ProviderMachineFlavor served" },
   );
   await applyManifests(provider.client, documents.filter((doc) => doc.kind !== "CustomResourceDefinition"));
+}
+
+/**
+ * The chart's ServiceAccount and RBAC as `helm template` renders them for
+ * this release, nothing else: the controller's process here stands in for
+ * the Deployment. Helm's homes go under `dir`, not the user's home.
+ */
+async function renderControllerIdentity(dir: string, release: string, namespace: string, clusterApi: boolean): Promise<KubeObject[]> {
+  const helm = (await resolveBinary("helm")).path;
+  const scratch = join(dir, `${release}-helm`);
+  mkdirSync(scratch, { recursive: true });
+  const values = join(scratch, "values.json");
+  // The Secret is the Deployment's; the chart requires its name even for the templates that do not use it.
+  writeFileSync(values, JSON.stringify({ kcp: { kubeconfigSecret: { name: "unused", key: "kubeconfig" } }, clusterApi: { enabled: clusterApi } }));
+  const args = ["template", release, CONTROLLER_CHART, "--namespace", namespace, "-f", values, ...CONTROLLER_IDENTITY_TEMPLATES.flatMap((template) => ["--show-only", template])];
+  const env = { ...process.env, HELM_CACHE_HOME: join(scratch, "cache"), HELM_CONFIG_HOME: join(scratch, "config"), HELM_DATA_HOME: join(scratch, "data") };
+  const { stdout } = await run(helm, args, { env, maxBuffer: 16 * 1024 * 1024 });
+  const objects = parseManifests(stdout);
+  const unexpected = objects.filter((obj) => !IDENTITY_KINDS.has(obj.kind ?? ""));
+  if (unexpected.length > 0) throw new Error(`${CONTROLLER_CHART}: the identity templates rendered ${unexpected.map((obj) => obj.kind).join(", ")}`);
+  return objects;
+}
+
+/** Deletes what `controllerIdentities` applied, cluster-wide RBAC and then the namespace (which holds the rest); absent is fine. */
+async function removeInfraObjects(admin: RestClient, objects: readonly KubeObject[]): Promise<void> {
+  const clusterScoped = objects.filter((obj) => obj.kind === "ClusterRole" || obj.kind === "ClusterRoleBinding" || obj.kind === "Namespace");
+  for (const obj of clusterScoped.reverse()) {
+    try {
+      await admin.delete(await manifestPath(admin, obj));
+    } catch (err) {
+      if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
+    }
+  }
 }
 
 async function installFlavors(client: RestClient, flavors: typeof DEMO_FLAVORS): Promise<void> {

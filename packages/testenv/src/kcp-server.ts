@@ -6,11 +6,21 @@
  * root workspace serves `tenancy.kcp.io`; `stop` is idempotent and removes the
  * directory unless told to keep it. kcp writes a new admin token on every
  * start, so the admin kubeconfig is read from disk after each start.
+ *
+ * Besides kcp's admin, the server knows a few plain users through a static
+ * token file (kube-apiserver's `--token-auth-file`, which `kcp start`
+ * accepts): identities with no rights until RBAC in a workspace grants them
+ * some, so that tests can run a component with only the rights it ships.
+ * Their tokens are new on every start and live only in the server's
+ * directory; `kcpUserKubeconfig` reads them from there, given the admin
+ * kubeconfig's path (what the e2e state holds).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { eventually } from "./eventually.js";
+import { readKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 import { freePorts, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
@@ -28,7 +38,26 @@ export interface KcpServerOptions {
   readonly startTimeoutMs?: number;
   /** Extra `kcp start` flags, e.g. feature gates. */
   readonly extraArgs?: readonly string[];
+  /** The users of the static token file. Default KCP_TEST_USERS. */
+  readonly users?: readonly KcpStaticUser[];
 }
+
+/** A user kcp authenticates by a bearer token from its static token file. */
+export interface KcpStaticUser {
+  readonly name: string;
+  readonly groups?: readonly string[];
+}
+
+/**
+ * The users every test kcp knows. `provider-controller` is what the e2e
+ * suites run the provider-controller as, with the RBAC of
+ * deploy/provider-controller/kcp. No groups: what it may do comes from
+ * bindings of its name alone.
+ */
+export const KCP_TEST_USERS: readonly KcpStaticUser[] = [{ name: "provider-controller" }];
+
+/** The static token file, in the server's directory next to admin.kubeconfig. */
+export const KCP_TOKEN_FILE = "static-tokens.csv";
 
 export class KcpServer {
   private constructor(
@@ -44,6 +73,8 @@ export class KcpServer {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-kcp-"));
     options.reaper?.removeOnExit(dir);
     try {
+      // Before the first launch: a retry on other ports keeps the same tokens.
+      writeTokenFile(join(dir, KCP_TOKEN_FILE), options.users ?? KCP_TEST_USERS);
       return await startOnFreePorts({
         launch: () => KcpServer.launch(options, dir),
         ready: (server) => server.waitUntilReady(),
@@ -71,6 +102,7 @@ export class KcpServer {
         // Small WAL segments: tests write little, and the default 64 MiB
         // preallocation costs disk and start-up time.
         "--embedded-etcd-wal-size-bytes=5000",
+        `--token-auth-file=${join(dir, KCP_TOKEN_FILE)}`,
         ...(options.extraArgs ?? []),
       ],
       logFile: join(dir, "kcp.log"),
@@ -87,6 +119,14 @@ export class KcpServer {
   /** An admin client on the root workspace (`/clusters/root`). */
   adminClient(): RestClient {
     return RestClient.fromFile(this.kubeconfigPath);
+  }
+
+  /**
+   * A kubeconfig for one of the static users, on `server` (default: the root
+   * workspace, as the admin kubeconfig's current context).
+   */
+  userKubeconfig(user: string, server?: string): KubeconfigSpec {
+    return kcpUserKubeconfig(this.kubeconfigPath, user, server);
   }
 
   get logFile(): string {
@@ -135,4 +175,37 @@ export class KcpServer {
       { timeoutMs: remaining(), description: "kcp root workspace API" },
     );
   }
+}
+
+/** One line per user: `token,user,uid,"group1,group2"`, the uid being the name. */
+function writeTokenFile(path: string, users: readonly KcpStaticUser[]): void {
+  const lines = users.map((user) => {
+    // The file is CSV without quoting inside fields: a comma or quote in a name would shift the columns.
+    for (const field of [user.name, ...(user.groups ?? [])]) {
+      if (!/^[A-Za-z0-9:._@-]+$/.test(field)) throw new Error(`kcp static user: ${JSON.stringify(field)} must be letters, digits and :._@- only`);
+    }
+    const token = randomBytes(24).toString("hex");
+    const groups = user.groups === undefined || user.groups.length === 0 ? "" : `,"${user.groups.join(",")}"`;
+    return `${token},${user.name},${user.name}${groups}\n`;
+  });
+  writeFileSync(path, lines.join(""), { mode: 0o600 });
+}
+
+/**
+ * A kubeconfig for a static user of the kcp whose admin kubeconfig is at
+ * `adminKubeconfigPath` (the token file is beside it), trusting the same CA;
+ * on `server`, default the admin kubeconfig's current one (the root
+ * workspace). For processes that know the server only by the e2e state.
+ */
+export function kcpUserKubeconfig(adminKubeconfigPath: string, user: string, server?: string): KubeconfigSpec {
+  const admin = readKubeconfig(adminKubeconfigPath);
+  const tokenFile = join(dirname(adminKubeconfigPath), KCP_TOKEN_FILE);
+  if (!existsSync(tokenFile)) throw new Error(`${tokenFile} does not exist: this kcp was not started by KcpServer, which writes it`);
+  const line = readFileSync(tokenFile, "utf8")
+    .split("\n")
+    .map((entry) => entry.split(","))
+    .find((fields) => fields[1] === user);
+  const token = line?.[0];
+  if (token === undefined) throw new Error(`${tokenFile} has no user ${user}`);
+  return { name: user, server: server ?? admin.server, caPem: admin.caPem, token };
 }
