@@ -33,17 +33,6 @@ const describeInfra = ownCluster ? describe : describe.skip;
 
 type Identities = Awaited<ReturnType<typeof Platform.controllerIdentities>>;
 
-/** The status of a LIST of `path`: 200, or the API server's refusal. */
-async function listStatus(client: RestClient, path: string): Promise<number> {
-  try {
-    await client.list(path);
-    return 200;
-  } catch (err) {
-    if (err instanceof HttpStatusError) return err.status;
-    throw err;
-  }
-}
-
 describeInfra("provider-controller identities", () => {
   const run = randomBytes(3).toString("hex");
   const dir = mkdtempSync(join(tmpdir(), "provider-controller-identities-"));
@@ -85,18 +74,18 @@ describeInfra("provider-controller identities", () => {
   it("in kcp: reads the endpoint slices of the provider workspace, no Secrets or APIExports there, nothing elsewhere", async () => {
     // kcp's RBAC caches take a moment to see the new binding.
     await eventually(async () => {
-      const status = await listStatus(controllerKcp, "/apis/apis.kcp.io/v1alpha1/apiexportendpointslices");
+      const status = await httpStatus(controllerKcp, "/apis/apis.kcp.io/v1alpha1/apiexportendpointslices");
       return [status === 200, `list apiexportendpointslices: ${status}`];
     }, { timeoutMs: 30_000, description: "the provider-controller's kcp binding in effect" });
-    expect(await listStatus(controllerKcp, "/api/v1/secrets")).toBe(403);
-    expect(await listStatus(controllerKcp, "/apis/apis.kcp.io/v1alpha1/apiexports")).toBe(403);
+    expect(await httpStatus(controllerKcp, "/api/v1/secrets")).toBe(403);
+    expect(await httpStatus(controllerKcp, "/apis/apis.kcp.io/v1alpha1/apiexports")).toBe(403);
     const root = controllerKcp.cluster("root");
-    expect(await listStatus(root, "/apis/apis.kcp.io/v1alpha1/apiexportendpointslices")).toBe(403);
-    expect(await listStatus(root, "/api/v1/secrets")).toBe(403);
+    expect(await httpStatus(root, "/apis/apis.kcp.io/v1alpha1/apiexportendpointslices")).toBe(403);
+    expect(await httpStatus(root, "/api/v1/secrets")).toBe(403);
     // Not bound there: kcp refuses it the workspace itself.
     const sibling = controllerKcp.cluster(other.path);
-    expect(await listStatus(sibling, "/apis/apis.kcp.io/v1alpha1/apiexportendpointslices")).toBe(403);
-    expect(await listStatus(sibling, "/api/v1/namespaces")).toBe(403);
+    expect(await httpStatus(sibling, "/apis/apis.kcp.io/v1alpha1/apiexportendpointslices")).toBe(403);
+    expect(await httpStatus(sibling, "/api/v1/namespaces")).toBe(403);
   });
 
   it("in kcp: holds the leader's Lease in the provider workspace's kube-system, and no other Lease", async () => {
@@ -121,8 +110,8 @@ describeInfra("provider-controller identities", () => {
 
   it("on the infrastructure cluster: reads a namespace, lists no Secrets or ConfigMaps", async () => {
     expect(await httpStatus(controllerInfra, "/api/v1/namespaces/default")).toBe(200);
-    expect(await listStatus(controllerInfra, "/api/v1/secrets")).toBe(403);
-    expect(await listStatus(controllerInfra, `/api/v1/namespaces/${identities.serviceAccount.namespace}/secrets`)).toBe(403);
-    expect(await listStatus(controllerInfra, "/api/v1/configmaps")).toBe(403);
+    expect(await httpStatus(controllerInfra, "/api/v1/secrets")).toBe(403);
+    expect(await httpStatus(controllerInfra, `/api/v1/namespaces/${identities.serviceAccount.namespace}/secrets`)).toBe(403);
+    expect(await httpStatus(controllerInfra, "/api/v1/configmaps")).toBe(403);
   });
 });

@@ -66,6 +66,7 @@ import type { ClusterApiContext } from "./cluster-api-provision.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
 import { observeInfrastructure, type Observed, type ObservedInfrastructure } from "./observed-infrastructure.js";
 import type { StatusReport } from "./status-report.js";
+import type { TeardownObserver } from "../metrics/provider-metrics.js";
 import type { SupersededProviderConfigs } from "./superseded-provider-configs.js";
 import { claimNamespaceOrRefuse } from "./tenant-namespace.js";
 
@@ -79,6 +80,8 @@ export interface ProvisionContext extends CredentialsContext {
   readonly supersededProviderConfigs: SupersededProviderConfigs;
   /** See cluster-quota.ts. */
   readonly maxClustersPerWorkspace: number;
+  /** Told what each waiting teardown waits on. */
+  readonly teardowns?: TeardownObserver;
 }
 
 export interface Pass {

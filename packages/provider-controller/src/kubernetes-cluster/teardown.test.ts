@@ -166,7 +166,12 @@ describe("teardown", () => {
   const meta = (name: string, finalizers: string[] = [], of = owner) => ({ name, namespace: ns.name, labels: ownerLabels(of), annotations: ownerAnnotations(of), finalizers });
   const kc = cluster(undefined, { providerRef: { type: "OTC", configRef: { name: "otc" } } } as KubernetesCluster["spec"]);
 
-  function setup(): { fake: FakeInfrastructure; run: () => Promise<{ result: { requeueAfterMs: number } | undefined; report: StatusReport; ready: string | undefined }>; tick: (ms: number) => void } {
+  function setup(): {
+    fake: FakeInfrastructure;
+    run: () => Promise<{ result: { requeueAfterMs: number } | undefined; report: StatusReport; ready: string | undefined }>;
+    tick: (ms: number) => void;
+    blocked: ({ kind: string } | undefined)[];
+  } {
     let now = NOW;
     const fake = new FakeInfrastructure(() => now);
     fake.put(NAMESPACES, { metadata: { name: ns.name, labels: ns.labels, annotations: ns.annotations } });
@@ -175,13 +180,15 @@ describe("teardown", () => {
     fake.put(CROSSPLANE_PROVIDER_CONFIG, { metadata: meta(providerConfig, ["in-use.crossplane.io"]), spec: { credentials: { source: "Secret", secretRef: { name: credentials, key: "credentials" } } } });
     const harness = statusHarness(kc);
     const scope = { ...harness.scope, client: { ...(harness.scope.client as object), get: noKubeconfig, delete: noKubeconfig } } as unknown as Pass["scope"];
-    const context = { resources: {}, now: () => now } as unknown as ProvisionContext;
+    const blocked: ({ kind: string } | undefined)[] = [];
+    const teardowns = { teardownBlocked: (_uid: string, blocker: { kind: string } | undefined) => void blocked.push(blocker && { kind: blocker.kind }) };
+    const context = { resources: {}, now: () => now, teardowns } as unknown as ProvisionContext;
     const run = async () => {
       const report = new StatusReport(kc, harness.recorder);
       const result = await teardown(context, { request, scope, signal: new AbortController().signal, writes: fake.writes() }, kc, report);
       return { result, report, ready: harness.written()?.conditions?.find((c) => c.type === "Ready")?.message };
     };
-    return { fake, run, tick: (ms) => (now = new Date(now.getTime() + ms)) };
+    return { fake, run, tick: (ms) => (now = new Date(now.getTime() + ms)), blocked };
   }
 
   it("asks nothing of a parent while a child waits, names the child, and polls less the longer it waits", async () => {
@@ -212,7 +219,7 @@ describe("teardown", () => {
   });
 
   it("deletes the namespace only once every ProviderConfig of the cluster is gone, each one's credentials first", async () => {
-    const { fake, run } = setup();
+    const { fake, run, blocked } = setup();
     fake.put(VPC_V1, { metadata: meta(names.vpc) });
     // One the cluster no longer names (an older naming, or another tenant ProviderConfig): it goes too.
     fake.put(SECRETS, { metadata: meta("superseded") });
@@ -231,6 +238,8 @@ describe("teardown", () => {
     for (const name of ["superseded", credentials]) expect(fake.has(SECRETS, ns.name, name)).toBe(false);
     expect(fake.has(CROSSPLANE_PROVIDER_CONFIG, ns.name, "superseded")).toBe(false);
     expect(fake.deletes.slice(-2)).toEqual([`Secret/${names.keypair}`, `Namespace/${ns.name}`]);
+    // What the teardown waited on, told for the metric, and then that it waits on nothing.
+    expect(blocked).toEqual([{ kind: "ProviderConfig" }, undefined]);
     expect(fake.has(NAMESPACES, undefined, ns.name)).toBe(false);
   });
 

@@ -130,12 +130,18 @@ function timeMs(timestamp: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-export async function teardown(context: ProvisionContext, pass: Pass, _kc: DeepReadonly<KubernetesCluster>, report: StatusReport): Promise<{ requeueAfterMs: number } | undefined> {
+export async function teardown(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, report: StatusReport): Promise<{ requeueAfterMs: number } | undefined> {
+  const result = await teardownStages(context, pass, report);
+  context.teardowns?.teardownBlocked(kc.metadata?.uid ?? "", result.blocker);
+  return result.next;
+}
+
+async function teardownStages(context: ProvisionContext, pass: Pass, report: StatusReport): Promise<{ next?: { requeueAfterMs: number }; blocker?: TeardownBlocker }> {
   const { request, writes } = pass;
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
   await deleteKubeconfig(pass, names.kubeconfigSecret);
   const namespace = tenantNamespace(request.cluster).name;
-  if (!(await ownsNamespace(writes, namespace, request.cluster))) return undefined;
+  if (!(await ownsNamespace(writes, namespace, request.cluster))) return {};
   const now = context.now();
 
   for (const [index, stage] of TEARDOWN_STAGES.entries()) {
@@ -161,7 +167,7 @@ export async function teardown(context: ProvisionContext, pass: Pass, _kc: DeepR
   }
   await writes.delete(SECRETS, namespace, names.keypair);
   await releaseNamespace(context, pass, namespace);
-  return undefined;
+  return {};
 }
 
 /** Asks for `obj` to go unless it is going already (asking again changes nothing); true once it is gone. */
@@ -171,8 +177,8 @@ async function deleted(pass: Pass, kind: InfraKind, namespace: string, obj: Deep
 }
 
 /** stillDeleting for a step held up by `blocker`: the status names it, and the step is looked at again the later the longer it has waited. */
-async function waitingOn(context: ProvisionContext, pass: Pass, report: StatusReport, step: string, blocker: TeardownBlocker): Promise<{ requeueAfterMs: number }> {
+async function waitingOn(context: ProvisionContext, pass: Pass, report: StatusReport, step: string, blocker: TeardownBlocker): Promise<{ next: { requeueAfterMs: number }; blocker: TeardownBlocker }> {
   report.deletingBlocked(blockerMessage(step, blocker));
   await report.flush(pass);
-  return { requeueAfterMs: stagePollMs(context.now().getTime() - blocker.sinceMs) };
+  return { next: { requeueAfterMs: stagePollMs(context.now().getTime() - blocker.sinceMs) }, blocker };
 }

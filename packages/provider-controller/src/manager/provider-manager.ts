@@ -145,6 +145,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     recorder,
     supersededProviderConfigs: new SupersededProviderConfigs(),
     maxClustersPerWorkspace: flags.maxClustersPerWorkspace,
+    teardowns: providerMetrics,
     ...(templateSets === undefined ? {} : { clusterApi: { templateSets: templateSets.sets } }),
   };
   const scope = (request: Request, reconcileSignal: AbortSignal): ClusterScope | undefined => source.scopeFor(request.cluster, reconcileSignal);

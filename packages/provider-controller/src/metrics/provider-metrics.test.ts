@@ -62,6 +62,21 @@ describe("ProviderMetrics", () => {
     expect(await sample(metrics, "edgeconnect_kubernetes_cluster_teardowns", { state: "stuck" })).toBe(1);
   });
 
+  it("counts the teardowns waiting on a resource by its kind and Crossplane's reason, until they wait on nothing or the cluster is gone", async () => {
+    const metrics = new RuntimeMetrics();
+    const gone = cluster("gone", { phase: "Deleting", deletedMs: NOW - 60_000 });
+    const provider = new ProviderMetrics({ metrics, clusters: () => [], now: () => NOW });
+    provider.teardownBlocked("uid-a", { kind: "NodePoolV3", reason: "ReconcileError" });
+    provider.teardownBlocked("uid-b", { kind: "NodePoolV3", reason: "ReconcileError" });
+    provider.teardownBlocked(gone.metadata?.uid ?? "", { kind: "ProviderConfig" });
+    expect(await sample(metrics, "edgeconnect_kubernetes_cluster_teardown_blocked", { kind: "NodePoolV3", reason: "ReconcileError" })).toBe(2);
+    expect(await sample(metrics, "edgeconnect_kubernetes_cluster_teardown_blocked", { kind: "ProviderConfig", reason: "" })).toBe(1);
+    provider.teardownBlocked("uid-a", undefined);
+    provider.clusterHandlers().deleted?.(gone);
+    expect(await sample(metrics, "edgeconnect_kubernetes_cluster_teardown_blocked", { kind: "NodePoolV3", reason: "ReconcileError" })).toBe(1);
+    expect(await sample(metrics, "edgeconnect_kubernetes_cluster_teardown_blocked", { kind: "ProviderConfig", reason: "" })).toBeUndefined();
+  });
+
   it("observes the time to Ready once, on the update that turns Ready true, not for clusters Ready at start or recovering", async () => {
     const metrics = new RuntimeMetrics();
     const subject = new ProviderMetrics({ metrics, clusters: () => [], now: () => NOW });

@@ -25,6 +25,12 @@ export interface OtcCallObserver {
   otcCall(operation: OtcOperation, result: OtcCallResult, seconds: number): void;
 }
 
+/** What a teardown reports of the resource it waits on (teardown.ts), for counting by kind and Crossplane's reason. */
+export interface TeardownObserver {
+  /** `blocker` undefined: the cluster's teardown waits on nothing (any more). */
+  teardownBlocked(uid: string, blocker: { readonly kind: string; readonly reason?: string } | undefined): void;
+}
+
 /** A teardown running longer than this is counted as stuck. */
 export const STUCK_TEARDOWN_MS = 30 * 60_000;
 
@@ -44,7 +50,7 @@ export interface ProviderMetricsOptions {
   readonly now?: () => number;
 }
 
-export class ProviderMetrics implements OtcCallObserver {
+export class ProviderMetrics implements OtcCallObserver, TeardownObserver {
   private readonly now: () => number;
   private readonly timeToReady: Histogram<"provider">;
   private readonly otcCalls: Histogram<"operation" | "result">;
@@ -55,6 +61,8 @@ export class ProviderMetrics implements OtcCallObserver {
    * time to Ready to report.
    */
   private readonly seenReady = new Set<string>();
+  /** What each waiting teardown waits on, by cluster uid: as many entries as clusters being deleted. */
+  private readonly blocked = new Map<string, { readonly kind: string; readonly reason: string }>();
 
   constructor(options: ProviderMetricsOptions) {
     this.now = options.now ?? Date.now;
@@ -86,6 +94,17 @@ export class ProviderMetrics implements OtcCallObserver {
         const at = now();
         this.set({ state: "in_progress" }, deleting.length);
         this.set({ state: "stuck" }, deleting.filter((since) => at - since > STUCK_TEARDOWN_MS).length);
+      },
+    });
+    const blocked = this.blocked;
+    new Gauge({
+      name: "edgeconnect_kubernetes_cluster_teardown_blocked",
+      help: "KubernetesCluster teardowns waiting on a resource, by its kind and the reason of its Synced or Ready condition",
+      labelNames: ["kind", "reason"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { kind, reason } of blocked.values()) this.inc({ kind, reason });
       },
     });
     this.timeToReady = new Histogram({
@@ -126,8 +145,14 @@ export class ProviderMetrics implements OtcCallObserver {
       },
       deleted: (kc) => {
         this.seenReady.delete(uidOf(kc));
+        this.blocked.delete(uidOf(kc));
       },
     };
+  }
+
+  teardownBlocked(uid: string, blocker: { readonly kind: string; readonly reason?: string } | undefined): void {
+    if (blocker === undefined) this.blocked.delete(uid);
+    else this.blocked.set(uid, { kind: blocker.kind, reason: blocker.reason ?? "" });
   }
 
   otcCall(operation: OtcOperation, result: OtcCallResult, seconds: number): void {
