@@ -91,10 +91,11 @@ describeInfra("provider-controller identities", () => {
   it("in kcp: holds the leader's Lease in the provider workspace's kube-system, and no other Lease", async () => {
     const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
     const lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "provider-controller" }, spec: { holderIdentity: `identities-${run}`, leaseDurationSeconds: 15 } };
-    const created = await eventually(
+    type Lease = typeof lease & { metadata: { resourceVersion?: string } };
+    const created = await eventually<Lease>(
       async () => {
         try {
-          return [true, await controllerKcp.create<typeof lease & { metadata: { resourceVersion?: string } }>(leases, lease)];
+          return [true, await controllerKcp.create<Lease>(leases, lease)];
         } catch (err) {
           if (err instanceof HttpStatusError && err.status === 403) return [false, err.message];
           throw err;
