@@ -44,7 +44,7 @@ import {
   REASON,
   tenantNamespace,
 } from "@edgeconnect/provisioning";
-import { EventRecorder, tenantMessage, type ClusterScope, type EventClient, type Lister, type WatchedResource } from "@edgeconnect/runtime";
+import { EventRecorder, tenantMessage, type ClusterScope, type DeepReadonly, type EventClient, type Lister, type WatchedResource } from "@edgeconnect/runtime";
 import { connectFromEnv, CrossplaneOtcSimulator, E2E_LOG_DIR_ENV_VAR, Reaper, resolveBinary } from "@edgeconnect/testenv";
 import { InfrastructureCluster, kindPath, NAMESPACES, SECRETS, type InfraKind, type Namespace } from "../infrastructure/infrastructure-cluster.js";
 import type { KubernetesClusterReconcilerOptions } from "./kubernetes-cluster-reconciler.js";
@@ -63,7 +63,7 @@ if ("skipped" in connection) console.warn(`provision integration test skipped: $
 const ACCOUNT = { domainName: "OTC-EU-DE-00000000001000042", userName: "provision-int-admin", password: "provision-int-password-Tq8zW3", projectName: "eu-de_provisionint" };
 const REFUSED_ACCOUNT = { domainName: "OTC-EU-DE-00000000001000043", userName: "provision-int-other", password: "provision-int-password-Gm5rK7", projectName: "eu-de_provisionother" };
 const PROJECT_ID = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-const REFUSED_PROJECT_ID = "1a2b3c4d5e6f708192a3b4c5d6e7f8091";
+const REFUSED_PROJECT_ID = "1a2b3c4d5e6f708192a3b4c5d6e7f809";
 /** What clustercert's kubeconfig names as the server; nothing connects to it. */
 const WORKLOAD_URL = "https://127.0.0.1:6443";
 const FLAVORS: ProviderMachineFlavor[] = [
@@ -187,11 +187,11 @@ function fakeTenant(resources: TenantResources, logicalCluster: string, credenti
         return existing === undefined ? fail(method, path, 404) : (structuredClone(existing) as T);
       case "POST":
         if (name !== undefined || secrets.has(body.metadata?.name ?? "")) return fail(method, path, 409);
-        return store(body as Secret, randomUUID());
+        return store(body, randomUUID());
       case "PATCH": {
         const guard = body.metadata?.resourceVersion;
         if (name === undefined || (guard !== undefined && guard !== existing?.metadata?.resourceVersion)) return fail(method, path, 409);
-        return store(body as Secret, existing?.metadata?.uid ?? randomUUID());
+        return store(body, existing?.metadata?.uid ?? randomUUID());
       }
       case "DELETE":
         if (existing === undefined || name === undefined) return fail(method, path, 404);
@@ -266,7 +266,7 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
   // A cache event in the provisioning namespace wakes the loop at once; otherwise it looks again after a second.
   let dirty = false;
   let wake: (() => void) | undefined;
-  const changed = (obj: KubeObject): void => {
+  const changed = (obj: DeepReadonly<KubeObject>): void => {
     if (obj.metadata?.namespace !== provisionedNamespace) return;
     dirty = true;
     wake?.();
@@ -391,22 +391,32 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     const names = clusterObjectNames(request.namespace, request.name, request.cluster);
     const errors: string[] = [];
 
+    // Every condition message the tenant was shown, for the check that none names infrastructure.
+    const shown = new Set<string>();
+    const remember = (): void => {
+      for (const condition of tenant.cluster().status?.conditions ?? []) shown.add(condition.message);
+    };
+
     // Provisioning: pass after pass until the tenant reads Ready.
+    const provisionStarted = Date.now();
     let passes = 0;
     const provisionDeadline = Date.now() + 120_000;
     while (tenant.condition(CONDITION.Ready)?.status !== "True") {
       if (Date.now() > provisionDeadline) throw new Error(`not Ready after ${passes} passes (errors: ${errors.join("; ") || "none"}):\n  ${conditions(tenant)}`);
       const result = await provisionPass(tenant);
       passes++;
+      remember();
       if (result instanceof Error) errors.push(result.message);
       if (tenant.condition(CONDITION.Ready)?.status !== "True") await nap();
     }
+    const provisionMs = Date.now() - provisionStarted;
     const status = tenant.cluster().status;
     expect(status?.phase).toBe("Ready");
     for (const type of [CONDITION.CredentialsValid, CONDITION.FlavorMatched, CONDITION.NetworkReady, CONDITION.ControlPlaneReady, CONDITION.NodePoolReady, CONDITION.KubeconfigReady]) {
       expect(`${type}=${tenant.condition(type)?.status}`).toBe(`${type}=True`);
     }
     expect(status?.flavor).toMatchObject({ name: "c4.xlarge.2", source: "Matched" });
+    await recorder.flush();
     expect(events.map((event) => event.reason)).toContain("ClusterReady");
 
     // The infrastructure cluster: the tenant's namespace, claimed for it.
@@ -430,6 +440,10 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     marked(providerConfig);
     expect(providerConfig?.spec?.credentials?.secretRef?.name).toBe(names.credentialsSecret(request.namespace, "otc"));
     marked(await infraGet(SECRETS, provisionedNamespace, names.credentialsSecret(request.namespace, "otc")));
+    // The node login key, kept beside the managed resources so that a restart reuses it.
+    const loginKey = await infraGet<Secret>(SECRETS, provisionedNamespace, names.keypair);
+    marked(loginKey);
+    expect(Object.keys(loginKey?.data ?? {}).sort()).toEqual(["ssh-privatekey", "ssh-publickey"]);
     const pool = names.nodePool(status?.flavor?.name ?? "", status?.flavor?.zone ?? "");
     const expectedNames = { NodePoolV3: pool, ClusterV3: names.cluster, KeypairV2: names.keypair, EIPV1: names.eip, SubnetV1: names.subnet, VpcV1: names.vpc } as Record<string, string>;
     for (const kind of MANAGED_RESOURCE_KINDS) {
@@ -468,6 +482,7 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     expect(parsed.clusters?.map((entry) => entry.cluster?.server)).toEqual([WORKLOAD_URL]);
     expect(Object.keys(parsed.users?.[0]?.user ?? {}).sort()).toEqual(["client-certificate-data", "client-key-data"]);
     // Nothing the tenant reads carries its password.
+    await recorder.flush();
     expect(JSON.stringify(status)).not.toContain(ACCOUNT.password);
     expect(JSON.stringify(events)).not.toContain(ACCOUNT.password);
     // The kcp side was written only the status and the kubeconfig Secret.
@@ -484,9 +499,12 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     expect(await provisionPass(tenant)).toEqual({ requeueAfterMs: 10 * 60_000 });
     expect(tenant.secrets.get(names.kubeconfigSecret)?.metadata?.resourceVersion).toBe(issued);
 
-    // Teardown: pass after pass until it is done.
+    // Teardown: pass after pass until it is done, each waiting pass naming the stage it waits on.
     tenant.markDeleted();
-    const teardownDeadline = Date.now() + 120_000;
+    const teardownStarted = Date.now();
+    const stages: string[] = [];
+    const stageTimes: string[] = [];
+    const teardownDeadline = Date.now() + 150_000;
     let teardownPasses = 0;
     for (;;) {
       if (Date.now() > teardownDeadline) {
@@ -494,10 +512,23 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
       }
       const result = await teardownPass(tenant);
       teardownPasses++;
+      remember();
       if (result === undefined) break;
       if (result instanceof Error) errors.push(result.message);
+      const stage = /^deleting (.+?): /.exec(tenant.condition(CONDITION.Ready)?.message ?? "")?.[1];
+      if (stage !== undefined && stages.at(-1) !== stage) {
+        stages.push(stage);
+        stageTimes.push(`${stage} from ${((Date.now() - teardownStarted) / 1000).toFixed(1)} s`);
+      }
       await nap();
     }
+    const teardownMs = Date.now() - teardownStarted;
+    // Child before parent: the stages waited on come in teardown's order, the node pool first.
+    const order = ["the node pool", "the CCE cluster", "the EIP and key pair", "the subnet", "the VPC", "the credentials"];
+    const positions = stages.map((stage) => order.indexOf(stage));
+    expect(stages[0]).toBe("the node pool");
+    expect(positions).not.toContain(-1);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
     expect(tenant.cluster().status?.phase).toBe("Deleting");
     // OTC: nothing of the tenant's left.
     expect(sim.liveObjects(PROJECT_ID)).toEqual(EMPTY_PROJECT);
@@ -508,7 +539,13 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     expect(left === undefined || left.metadata?.deletionTimestamp !== undefined).toBe(true);
     // The tenant's kubeconfig Secret went with it; its credentials Secret is the tenant's and stays.
     expect([...tenant.secrets.keys()]).toEqual(["otc-credentials"]);
-    console.info(`provisioned in ${passes} passes, torn down in ${teardownPasses}; errors retried: ${errors.length === 0 ? "none" : errors.join("; ")}`);
+    // What the tenant was told never names the infrastructure: its namespace, the OTC project or endpoint.
+    for (const message of shown) {
+      for (const hidden of [provisionedNamespace, PROJECT_ID, new URL(sim.url).host]) expect(message).not.toContain(hidden);
+    }
+    console.info(
+      `provisioned in ${passes} passes (${provisionMs} ms), torn down in ${teardownPasses} (${teardownMs} ms, waiting on ${stageTimes.join(", ")}); errors retried: ${errors.length === 0 ? "none" : errors.join("; ")}`,
+    );
   }, 300_000);
 
   // Purpose: a namespace kcp-<fingerprint> made for another logical cluster (a fingerprint collision) is never
@@ -552,14 +589,15 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     const logicalCluster = `root:large-${run}`;
     const credentials = `${passwordCredentials(sim.url, REFUSED_ACCOUNT)}#${"x".repeat(100 * 1024)}\n`;
     const tenant = fakeTenant(resources, logicalCluster, credentials);
-    const asked = sim.faults.requests?.length;
+    const iamCalls = (): number => sim.faults.requests.filter((entry) => entry.path.startsWith("/v3/")).length;
+    const asked = iamCalls();
 
     expect(await provisionPass(tenant)).toEqual({ requeueAfterMs: 30_000 });
     const valid = tenant.condition(CONDITION.CredentialsValid);
     expect(valid).toMatchObject({ status: "False", reason: "InvalidCredentials" });
     expect(valid?.message).toMatch(/larger than 8192 bytes/);
     expect(JSON.stringify(tenant.cluster().status)).not.toContain(REFUSED_ACCOUNT.password);
-    expect(sim.faults.requests?.length).toBe(asked);
+    expect(iamCalls()).toBe(asked);
     expect(await infraGet(NAMESPACES, undefined, tenantNamespace(logicalCluster).name)).toBeUndefined();
     expect(sim.liveObjects(REFUSED_PROJECT_ID)).toEqual(EMPTY_PROJECT);
   });
@@ -579,6 +617,8 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     expect(valid).toMatchObject({ status: "False", reason: "CredentialsRejected" });
     expect(valid?.message).toMatch(/^OTC IAM rejected the credentials: .*; fix them in Secret "default\/otc-credentials"$/);
     expect(JSON.stringify(tenant.cluster().status)).not.toContain(wrong);
+    await recorder.flush();
+    expect(events.map((event) => event.reason)).toContain("CredentialsRejected");
     expect(JSON.stringify(events)).not.toContain(wrong);
     expect(tenant.condition(CONDITION.FlavorMatched)?.reason).toBe("Waiting");
     expect(await infraGet(NAMESPACES, undefined, tenantNamespace(logicalCluster).name)).toBeUndefined();
