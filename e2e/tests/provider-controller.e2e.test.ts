@@ -269,8 +269,14 @@ describeInfra("provider-controller", () => {
       // The sold-out pool is deleted while its successor is created; it may take a moment longer to go.
       await eventually(async () => [live(matched.account).nodePools === 1, JSON.stringify(live(matched.account))], { timeoutMs: 30_000, description: "only the new node pool left" });
       expect(live(matched.account)).toMatchObject({ nodePools: 1, servers: 2 });
-      const events = await matched.ws.client.list<KubeObject & { reason?: string; message?: string }>("/api/v1/namespaces/default/events");
-      expect(events.items.some((event) => event.reason === "FlavorSoldOut" && /s3\.xlarge\.4/.test(event.message ?? ""))).toBe(true);
+      // Events are sent in the background: give the recorder a moment.
+      await eventually(
+        async () => {
+          const events = await matched.ws.client.list<KubeObject & { reason?: string; message?: string }>("/api/v1/namespaces/default/events");
+          return [events.items.some((event) => event.reason === "FlavorSoldOut" && /s3\.xlarge\.4/.test(event.message ?? "")), "no FlavorSoldOut Event naming s3.xlarge.4"];
+        },
+        { timeoutMs: 30_000, description: "the FlavorSoldOut Event" },
+      );
 
       await order(matched.ws, matched.account, { name: "pinned", spec: { nodeFlavor: "c4.xlarge.2" } });
       const pinned = await condition(matched.ws, clusterPath("default", "pinned"), "NodePoolReady", "False", "SoldOut");

@@ -129,4 +129,34 @@ describe("StatusReport", () => {
     expect(status?.phase).toBe("Ready");
     expect(second.events.map((e) => e.reason)).toEqual(["InfrastructureUnreachable"]);
   });
+
+  it("keeps what the steps it did not reach said last when a pass stops on an error", async () => {
+    const kc = cluster();
+    const first = harness(kc);
+    const ready = new StatusReport(kc, first.recorder);
+    allTrue(ready);
+    await ready.flush({ scope: first.scope, signal: new AbortController().signal, request: REQUEST });
+
+    const again = cluster(first.written());
+    const second = harness(again);
+    const report = new StatusReport(again, second.recorder);
+    report.pass(CONDITION.CredentialsValid, "Accepted", "accepted");
+    report.interrupted("the infrastructure API did not answer in time");
+    await report.flush({ scope: second.scope, signal: new AbortController().signal, request: REQUEST });
+    const status = second.written();
+    expect(status?.conditions?.find((c) => c.type === CONDITION.NodePoolReady)).toMatchObject({ status: "True" });
+    expect(status?.conditions?.find((c) => c.type === "Ready")).toMatchObject({ status: "Unknown", reason: "ReconcileError" });
+    expect(status?.phase).toBe("Ready");
+  });
+
+  it("records what the pass did as Events even when its status cannot be written", async () => {
+    const kc = cluster();
+    const { recorder, events, scope } = harness(kc);
+    const refusing = { ...scope, client: { request: async () => Promise.reject(new Error("409 the object has been modified")) } } as unknown as ClusterScope;
+    const report = new StatusReport(kc, recorder);
+    report.event("Warning", "FlavorSoldOut", "flavor c4.xlarge.2 is sold out in every zone; moving the node pool to s3.xlarge.4");
+    await expect(report.flush({ scope: refusing, signal: new AbortController().signal, request: REQUEST })).rejects.toThrow(/409/);
+    await recorder.flush();
+    expect(events.map((e) => e.reason)).toEqual(["FlavorSoldOut"]);
+  });
 });

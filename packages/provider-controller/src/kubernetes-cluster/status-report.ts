@@ -32,6 +32,8 @@ export class StatusReport {
   private readonly steps = new Map<string, ConditionUpdate>();
   private refusal: ConditionUpdate | undefined;
   private unreachable: string | undefined;
+  /** The pass learned only some steps: the others keep their last conditions, generation included. */
+  private partial = false;
   private phaseOverride: KubernetesClusterStatus["phase"] | undefined;
   private flavorStatus: Flavor | undefined;
   private soldOutList: SoldOut[];
@@ -69,9 +71,14 @@ export class StatusReport {
     this.refusal = { type: CONDITION.Ready, status: "False", reason, message: tenantMessage(message) };
   }
 
-  /** The pass stopped on an error it will retry: Ready says so until the retry knows more. */
+  /**
+   * The pass stopped on an error it will retry: Ready says so until the
+   * retry knows more, and the steps it did not reach keep what they said
+   * last (it learned nothing of them).
+   */
   interrupted(message: string): void {
     this.refusal = { type: CONDITION.Ready, status: "Unknown", reason: "ReconcileError", message: tenantMessage(message) };
+    this.partial = true;
   }
 
   /**
@@ -81,6 +88,7 @@ export class StatusReport {
    */
   infrastructureUnreachable(message: string): void {
     this.unreachable = tenantMessage(message);
+    this.partial = true;
   }
 
   deleting(message: string): void {
@@ -137,9 +145,9 @@ export class StatusReport {
   /** Writes the status and the Events of what changed since the object was read (or last flushed). */
   async flush(pass: Pick<Pass, "scope" | "signal" | "request">): Promise<void> {
     const previous = this.flushed.status?.conditions as readonly Condition[] | undefined;
-    const { ready, phase } = this.unreachable === undefined ? this.summary() : this.unreachableSummary();
+    const steps = this.stepUpdates(previous);
+    const { ready, phase } = this.unreachable === undefined ? this.summary(steps) : this.unreachableSummary();
     const generation = this.kc.metadata?.generation;
-    const steps = this.sequence.order.map((type) => this.steps.get(type) ?? (this.unreachable === undefined ? undefined : asUpdate(findCondition(previous, type))) ?? waiting(type));
     const infrastructure: ConditionUpdate =
       this.unreachable === undefined
         ? { type: CONDITION.InfrastructureReachable, status: "True", reason: "Reachable", message: "the platform reaches the infrastructure the cluster runs on" }
@@ -148,7 +156,7 @@ export class StatusReport {
     // What was carried over unlearned keeps the generation it was learned at.
     const conditions = ownedConditions(previous, updates, generation).map((condition) => {
       const step = (this.sequence.order as readonly string[]).includes(condition.type);
-      const carried = this.unreachable !== undefined && step && !this.steps.has(condition.type) ? findCondition(previous, condition.type) : undefined;
+      const carried = this.partial && step && !this.steps.has(condition.type) ? findCondition(previous, condition.type) : undefined;
       return carried === undefined ? condition : { ...condition, ...(carried.observedGeneration === undefined ? {} : { observedGeneration: carried.observedGeneration }) };
     });
     const status: KubernetesClusterStatus = {
@@ -161,12 +169,22 @@ export class StatusReport {
     const path = kubernetesClusterPath(pass.request.namespace, pass.request.name);
     // Guarded by the version this status was computed from: a spec, finalizer or status write since then makes it stale, and the retry computes it anew.
     const resourceVersion = this.flushed.metadata?.resourceVersion;
-    const written = await applyStatus<KubernetesCluster & KubeObject>(pass.scope.client, path, this.kc, status, FIELD_MANAGER, {
-      signal: pass.signal,
-      ...(resourceVersion === undefined ? {} : { resourceVersion }),
-    });
+    let written: KubernetesCluster & KubeObject;
+    try {
+      written = await applyStatus<KubernetesCluster & KubeObject>(pass.scope.client, path, this.kc, status, FIELD_MANAGER, {
+        signal: pass.signal,
+        ...(resourceVersion === undefined ? {} : { resourceVersion }),
+      });
+    } finally {
+      // What the pass did happened whether or not its status could be written (a stale version is retried, the deed is not redone).
+      this.recordEvents();
+    }
     this.recordTransitions(previous, updates);
     this.flushed = written;
+  }
+
+  private stepUpdates(previous: readonly Condition[] | undefined): ConditionUpdate[] {
+    return this.sequence.order.map((type) => this.steps.get(type) ?? (this.partial ? asUpdate(findCondition(previous, type)) : undefined) ?? waiting(type));
   }
 
   private unreachableSummary(): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
@@ -176,8 +194,7 @@ export class StatusReport {
     };
   }
 
-  private summary(): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
-    const steps = this.sequence.order.map((type) => this.steps.get(type) ?? waiting(type));
+  private summary(steps: readonly ConditionUpdate[] = this.stepUpdates(this.flushed.status?.conditions)): { ready: ConditionUpdate; phase: NonNullable<KubernetesClusterStatus["phase"]> } {
     const summary = summarize(steps, this.sequence);
     if (this.refusal !== undefined) return { ready: this.refusal, phase: this.phaseOverride ?? (this.refusal.status === "False" ? "Failed" : summary.phase) };
     return { ready: summary.ready, phase: summary.phase };
@@ -193,6 +210,10 @@ export class StatusReport {
       if (update.type === CONDITION.Ready && update.status === "True") this.recorder.event(subject, "Normal", "ClusterReady", update.message);
       if (update.type === CONDITION.Ready && update.status === "False" && this.refusal !== undefined && update.reason !== "Deleting") this.recorder.event(subject, "Warning", update.reason, update.message);
     }
+  }
+
+  private recordEvents(): void {
+    const subject = this.kc as unknown as KubeObject;
     for (const event of this.events.splice(0)) this.recorder.event(subject, event.type, event.reason, event.message);
   }
 }
