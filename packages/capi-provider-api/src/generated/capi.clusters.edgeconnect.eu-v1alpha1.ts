@@ -81,6 +81,66 @@ export type ProviderConfigV1alpha1Providers = {
       };
       verbosity?: number;
     };
+    /**
+     * The operator's deployment settings for the provider's controller (its ProviderSpec.deployment): air-gapped installs set containers[].imageUrl to a mirror of the provider's image.
+     */
+    deployment?: {
+      replicas?: number;
+      nodeSelector?: {
+        [k: string]: string;
+      };
+      tolerations?: {
+        [k: string]: unknown;
+      }[];
+      affinity?: {
+        [k: string]: unknown;
+      };
+      containers?: {
+        /**
+         * The container of the provider's Deployment to change (usually manager).
+         */
+        name: string;
+        /**
+         * The image to run instead of the one in the provider's components.
+         */
+        imageUrl?: string;
+        args?: {
+          [k: string]: string;
+        };
+        env?: {
+          [k: string]: unknown;
+        }[];
+        resources?: {
+          [k: string]: unknown;
+        };
+        command?: string[];
+      }[];
+      serviceAccountName?: string;
+      imagePullSecrets?: {
+        name: string;
+      }[];
+    };
+    /**
+     * Patches the operator applies to the provider's components, in order (its ProviderSpec.patches): strategic merge or RFC 6902 JSON patches as YAML text, each on the objects its target selects.
+     */
+    patches?: {
+      patch: string;
+      target?: {
+        group?: string;
+        version?: string;
+        kind?: string;
+        name?: string;
+        namespace?: string;
+        labelSelector?: string;
+      };
+    }[];
+    /**
+     * A ConfigMap whose key `manifests` holds more objects the operator applies with the provider's components (its ProviderSpec.additionalManifests); namespace default: the provider's.
+     */
+    additionalManifests?: {
+      name: string;
+      namespace?: string;
+    };
   }[];
   bootstrap?: {
     /**
@@ -123,6 +183,66 @@ export type ProviderConfigV1alpha1Providers = {
       };
       verbosity?: number;
     };
+    /**
+     * The operator's deployment settings for the provider's controller (its ProviderSpec.deployment): air-gapped installs set containers[].imageUrl to a mirror of the provider's image.
+     */
+    deployment?: {
+      replicas?: number;
+      nodeSelector?: {
+        [k: string]: string;
+      };
+      tolerations?: {
+        [k: string]: unknown;
+      }[];
+      affinity?: {
+        [k: string]: unknown;
+      };
+      containers?: {
+        /**
+         * The container of the provider's Deployment to change (usually manager).
+         */
+        name: string;
+        /**
+         * The image to run instead of the one in the provider's components.
+         */
+        imageUrl?: string;
+        args?: {
+          [k: string]: string;
+        };
+        env?: {
+          [k: string]: unknown;
+        }[];
+        resources?: {
+          [k: string]: unknown;
+        };
+        command?: string[];
+      }[];
+      serviceAccountName?: string;
+      imagePullSecrets?: {
+        name: string;
+      }[];
+    };
+    /**
+     * Patches the operator applies to the provider's components, in order (its ProviderSpec.patches): strategic merge or RFC 6902 JSON patches as YAML text, each on the objects its target selects.
+     */
+    patches?: {
+      patch: string;
+      target?: {
+        group?: string;
+        version?: string;
+        kind?: string;
+        name?: string;
+        namespace?: string;
+        labelSelector?: string;
+      };
+    }[];
+    /**
+     * A ConfigMap whose key `manifests` holds more objects the operator applies with the provider's components (its ProviderSpec.additionalManifests); namespace default: the provider's.
+     */
+    additionalManifests?: {
+      name: string;
+      namespace?: string;
+    };
   }[];
   controlPlane?: {
     /**
@@ -164,6 +284,66 @@ export type ProviderConfigV1alpha1Providers = {
         [k: string]: string;
       };
       verbosity?: number;
+    };
+    /**
+     * The operator's deployment settings for the provider's controller (its ProviderSpec.deployment): air-gapped installs set containers[].imageUrl to a mirror of the provider's image.
+     */
+    deployment?: {
+      replicas?: number;
+      nodeSelector?: {
+        [k: string]: string;
+      };
+      tolerations?: {
+        [k: string]: unknown;
+      }[];
+      affinity?: {
+        [k: string]: unknown;
+      };
+      containers?: {
+        /**
+         * The container of the provider's Deployment to change (usually manager).
+         */
+        name: string;
+        /**
+         * The image to run instead of the one in the provider's components.
+         */
+        imageUrl?: string;
+        args?: {
+          [k: string]: string;
+        };
+        env?: {
+          [k: string]: unknown;
+        }[];
+        resources?: {
+          [k: string]: unknown;
+        };
+        command?: string[];
+      }[];
+      serviceAccountName?: string;
+      imagePullSecrets?: {
+        name: string;
+      }[];
+    };
+    /**
+     * Patches the operator applies to the provider's components, in order (its ProviderSpec.patches): strategic merge or RFC 6902 JSON patches as YAML text, each on the objects its target selects.
+     */
+    patches?: {
+      patch: string;
+      target?: {
+        group?: string;
+        version?: string;
+        kind?: string;
+        name?: string;
+        namespace?: string;
+        labelSelector?: string;
+      };
+    }[];
+    /**
+     * A ConfigMap whose key `manifests` holds more objects the operator applies with the provider's components (its ProviderSpec.additionalManifests); namespace default: the provider's.
+     */
+    additionalManifests?: {
+      name: string;
+      namespace?: string;
     };
   }[];
 };

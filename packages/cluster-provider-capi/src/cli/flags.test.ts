@@ -116,6 +116,11 @@ describe("the identity flags", () => {
     ["missing provider name", ["--environment=dev"], /--provider-name is required and must be a DNS label, got ""/],
     ["upper-case provider name", ["--environment=dev", "--provider-name=CAPI"], /--provider-name .* got "CAPI"/],
     ["provider name with a slash", ["--environment=dev", "--provider-name=capi/x"], /--provider-name .* got "capi\/x"/],
+    [
+      "environment and provider name leaving no room for a config name in a profile name",
+      [`--environment=${"x".repeat(57)}`, "--provider-name=capi"],
+      /--environment and --provider-name together may have at most 60 characters: every ClusterProfile name is <environment>\.<provider-name>\.<config-name>, and openMCP writes it into a label value of at most 63$/,
+    ],
   ])("refuses a %s on init and run", (_case, flags, message) => {
     for (const command of ["init", "run"]) {
       expect(() => parseProviderFlags([command, ...flags], NO_ENV)).toThrow(FlagError);
@@ -123,7 +128,8 @@ describe("the identity flags", () => {
     }
   });
 
-  it.each(["a", "dev-1", "0", "x".repeat(63)])("accepts the DNS label %s as environment", (environment) => {
+  // With "capi", 56 characters leave one for a config name.
+  it.each(["a", "dev-1", "0", "x".repeat(56)])("accepts the DNS label %s as environment", (environment) => {
     expect(parseProviderFlags(["run", `--environment=${environment}`, "--provider-name=capi"], NO_ENV)).toMatchObject({ environment });
   });
 

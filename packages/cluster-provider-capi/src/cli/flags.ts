@@ -10,6 +10,7 @@
 import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 import { isDnsLabel } from "@edgeconnect/provisioning";
 import { DEFAULT_ACCESS_NAMESPACE } from "../access/token-access.js";
+import { configNameRoom, MAX_PROFILE_NAME } from "../openmcp/profile-naming.js";
 import type { ProviderIdentity } from "../provider/provider-identity.js";
 
 export type Verbosity = "DEBUG" | "INFO" | "ERROR";
@@ -101,6 +102,11 @@ function commonFlags(value: (name: string) => string | undefined): CommonFlags {
   const providerName = value("provider-name") ?? "";
   if (!isDnsLabel(environment)) throw new FlagError(`--environment is required and must be a DNS label, got ${JSON.stringify(environment)}`);
   if (!isDnsLabel(providerName)) throw new FlagError(`--provider-name is required and must be a DNS label, got ${JSON.stringify(providerName)}`);
+  if (configNameRoom(environment, providerName) < 1) {
+    throw new FlagError(
+      `--environment and --provider-name together may have at most ${MAX_PROFILE_NAME - 3} characters: every ClusterProfile name is <environment>.<provider-name>.<config-name>, and openMCP writes it into a label value of at most ${MAX_PROFILE_NAME}`,
+    );
+  }
   const verbosity = (value("verbosity") ?? "INFO").toUpperCase();
   if (verbosity !== "DEBUG" && verbosity !== "INFO" && verbosity !== "ERROR") throw new FlagError(`--verbosity must be DEBUG, INFO or ERROR, got ${JSON.stringify(verbosity)}`);
   const kubeconfig = value("kubeconfig");

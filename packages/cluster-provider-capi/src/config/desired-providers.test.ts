@@ -119,6 +119,21 @@ describe("operatorProviderObject", () => {
     });
   });
 
+  it("carries the deployment (mirrored images), patches and additional manifests as declared", () => {
+    const deployment = {
+      replicas: 2,
+      nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
+      tolerations: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }],
+      containers: [{ name: "manager", imageUrl: "registry.internal/capa/manager:v2.9.2", args: { "--sync-period": "5m" }, env: [{ name: "HTTPS_PROXY", value: "http://proxy:3128" }] }],
+      imagePullSecrets: [{ name: "registry-internal" }],
+    };
+    const patches = [{ patch: "- op: add\n  path: /metadata/labels/team\n  value: platform\n", target: { group: "apps", version: "v1", kind: "Deployment", name: "capa-controller-manager" } }];
+    const additionalManifests = { name: "capa-extras", namespace: "capa-system" };
+    const [provider] = declaredProviders(config("eks", { infrastructure: [{ ...AWS, deployment, patches, additionalManifests }] }));
+    const object = operatorProviderObject(provider as DeclaredProvider, "eks", API_VERSION) as { spec: Record<string, unknown> };
+    expect(object.spec).toEqual({ version: "v2.9.2", deployment, patches, additionalManifests });
+  });
+
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ["featureGates only", { featureGates: { ClusterTopology: true } }, { featureGates: { ClusterTopology: true } }],
     ["additionalArgs only", { additionalArgs: { "--sync-period": "5m" } }, { additionalArgs: { "--sync-period": "5m" } }],

@@ -119,6 +119,10 @@ export function operatorProviderObject(provider: DeclaredProvider, configName: s
       version: declaration.version,
       ...(declaration.fetchConfig === undefined ? {} : { fetchConfig: declaration.fetchConfig }),
       ...(declaration.configSecret === undefined ? {} : { configSecret: declaration.configSecret }),
+      // As declared: our CRD takes the operator's own shape of these (ProviderSpec in its api/v1alpha2/provider_types.go).
+      ...(declaration.deployment === undefined ? {} : { deployment: declaration.deployment }),
+      ...(declaration.patches === undefined ? {} : { patches: declaration.patches }),
+      ...(declaration.additionalManifests === undefined ? {} : { additionalManifests: declaration.additionalManifests }),
       ...(manager === undefined
         ? {}
         : {

@@ -254,6 +254,62 @@ describeInfra("config controller on a platform cluster of its own", () => {
     await expect(kube.get(infraPath)).resolves.toBeDefined();
   });
 
+  it("hands deployment, patches and additionalManifests to the operator, and is not Ready while the declared version is not the installed one", async () => {
+    const name = `upgrade-${run}`;
+    const infra = `upg-${run}`;
+    const infraNamespace = `${infra}-infrastructure-system`;
+    const infraPath = objectPath(INFRASTRUCTURE_PROVIDER, infraNamespace, infra);
+    const deployment = { containers: [{ name: "manager", imageUrl: "registry.internal/capd/manager:v1.15.0" }], imagePullSecrets: [{ name: "registry-internal" }] };
+    const patches = [{ patch: "metadata:\n  labels:\n    team: platform\n", target: { kind: "Deployment" } }];
+    const additionalManifests = { name: "extras" };
+    await createConfig(name, spec({ infrastructure: [{ name: infra, version: "v1.15.0", deployment, patches, additionalManifests }] }));
+
+    const object = await until<OperatorProvider>(infraPath, "the operator object", () => true);
+    expect(object.spec).toEqual({ version: "v1.15.0", deployment, patches, additionalManifests });
+
+    // Playing the operator: the old release still runs Ready, the upgrade to the declared one failed.
+    const lastTransitionTime = new Date().toISOString();
+    await patch(`${infraPath}/status`, {
+      status: {
+        installedVersion: "v1.14.2",
+        conditions: [
+          { type: "ProviderInstalled", status: "True", reason: "Installed", message: "", lastTransitionTime },
+          { type: "ProviderUpgraded", status: "False", reason: "ComponentsUpgradeError", message: "config map not found", lastTransitionTime },
+          { type: "Ready", status: "True", reason: "DeploymentAvailable", message: "", lastTransitionTime },
+        ],
+      },
+    });
+    const upgrading = await until<ProviderConfig>(configPath(name), "the failed upgrade reported", (c) => (c.status?.providers ?? []).some((p) => p.installedVersion === "v1.14.2"));
+    expect(upgrading.status?.providers).toEqual([{ type: "InfrastructureProvider", name: infra, namespace: infraNamespace, installedVersion: "v1.14.2", ready: false }]);
+    expect(conditionOf(upgrading, "ProvidersReady")).toMatchObject({
+      status: "False",
+      reason: "Installing",
+      message: `InfrastructureProvider ${infra}: installed version v1.14.2, declared v1.15.0; ProviderUpgraded=False (ComponentsUpgradeError: config map not found)`,
+    });
+    expect(upgrading.status?.phase).toBe("Progressing");
+
+    await reportInstalled(INFRASTRUCTURE_PROVIDER, infraNamespace, infra, "v1.15.0");
+    await until<ProviderConfig>(configPath(name), "the config Ready once the declared version is installed", (c) => c.status?.phase === "Ready");
+  });
+
+  it("refuses a config whose profile name would not fit openMCP's profile label, saying how long the name may be, and publishes nothing", async () => {
+    // "test.capi." leaves 53 characters; the CRD allows config names of 63.
+    const name = `long-${run}-`.padEnd(60, "x");
+    const infra = `long-${run}`;
+    await createConfig(name, spec({ infrastructure: [{ name: infra, version: "v1.0.0" }] }));
+
+    const refused = await until<ProviderConfig>(configPath(name), "ClusterProfileReady False", (c) => conditionOf(c, "ClusterProfileReady")?.status === "False");
+    expect(conditionOf(refused, "ClusterProfileReady")).toMatchObject({
+      reason: "InvalidProfileName",
+      message: `the ClusterProfile name "${profileName(name)}" has 70 characters, but openMCP writes it into the label clusters.openmcp.cloud/profile of AccessRequests, whose values hold at most 63: rename the ProviderConfig to at most 53 characters`,
+    });
+    expect(conditionOf(refused, "TemplateValid")?.status).toBe("False");
+    expect(refused.status?.phase).toBe("Progressing");
+    expect(refused.status?.profile).toBeUndefined();
+    expect(await getIfPresent(kube, profilePath(name))).toBeUndefined();
+    expect(await getIfPresent(kube, objectPath(INFRASTRUCTURE_PROVIDER, `${infra}-infrastructure-system`, infra))).toBeUndefined();
+  });
+
   it("leaves a config of another provider alone", async () => {
     const name = `other-${run}`;
     const infra = `other-${run}`;

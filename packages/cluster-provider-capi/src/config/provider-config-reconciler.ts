@@ -31,7 +31,6 @@ import {
   finalize,
   findCondition,
   joinKey,
-  scrubText,
   type ConditionUpdate,
   type DeepReadonly,
   type EventRecorder,
@@ -58,6 +57,7 @@ import {
   type DeclaredProvider,
 } from "./desired-providers.js";
 import { operatorResource, type OperatorProviderStores } from "./operator-providers.js";
+import { providerReadiness } from "./provider-readiness.js";
 import { platformKey } from "../provider/platform-keys.js";
 
 export type ProviderConfig = ProviderConfigV1alpha1 & KubeObject;
@@ -101,10 +101,12 @@ export class ProviderConfigReconciler implements Reconciler {
     const name = config.metadata.name ?? "";
     const problems = configProblems(config);
     let profile: string | undefined;
+    let profileProblem: string | undefined;
     try {
       profile = clusterProfileName(this.options.identity.environment, this.options.identity.providerName, name);
     } catch (err) {
       if (!(err instanceof ProfileNameError)) throw err;
+      profileProblem = err.message;
       problems.push(err.message);
     }
     const templateValid: ConditionUpdate =
@@ -116,7 +118,9 @@ export class ProviderConfigReconciler implements Reconciler {
       await this.writeStatus(client, config, profile, [], [
         templateValid,
         { type: "ProvidersReady", status: "Unknown", reason: "InvalidConfiguration", message: "not installing providers until the configuration is fixed" },
-        { type: "ClusterProfileReady", status: "Unknown", reason: "InvalidConfiguration", message: "not publishing the profile until the configuration is fixed" },
+        profileProblem === undefined
+          ? { type: "ClusterProfileReady", status: "Unknown", reason: "InvalidConfiguration", message: "not publishing the profile until the configuration is fixed" }
+          : { type: "ClusterProfileReady", status: "False", reason: "InvalidProfileName", message: profileProblem },
       ]);
       return undefined;
     }
@@ -211,23 +215,16 @@ export class ProviderConfigReconciler implements Reconciler {
   private providerStatuses(declared: readonly DeclaredProvider[]): ProviderStatus[] {
     return declared.map((provider) => {
       const observed = this.options.operatorProviders.get(provider.kind, provider.namespace, provider.name);
-      const ready = findCondition(observed?.status?.conditions, "Ready");
-      const installed = findCondition(observed?.status?.conditions, "ProviderInstalled");
-      const problem = [installed, ready].find((condition) => condition !== undefined && condition.status !== "True");
+      const { ready, message } = providerReadiness(provider.declaration.version, observed);
       return {
         status: {
           type: provider.kind,
           name: provider.name,
           namespace: provider.namespace,
           ...(observed?.status?.installedVersion === undefined ? {} : { installedVersion: observed.status.installedVersion }),
-          ready: ready?.status === "True",
+          ready,
         },
-        message:
-          observed === undefined
-            ? "waiting for the Cluster API Operator"
-            : problem === undefined
-              ? "waiting for the Cluster API Operator to report it ready"
-              : `${problem.reason}: ${scrubText(problem.message)}`,
+        message,
       };
     });
   }

@@ -99,6 +99,23 @@ describe("parseInitConfiguration", () => {
       });
     });
 
+    it.each<[string, string, unknown]>([
+      ["in any namespace", "operator: { existing: {} }", { existing: {} }],
+      ["in a namespace", "operator: { existing: { namespace: capi-operator-system } }", { existing: { namespace: "capi-operator-system" } }],
+    ])("takes an operator installed by someone else %s", (_case, text, operator) => {
+      expect(parseInitConfiguration(text)).toEqual({ operator, coreProvider: DEFAULT_CORE });
+    });
+
+    it.each<[string, string, string]>([
+      ["with a source", "operator: { existing: {}, url: https://a.example/o.yaml }", "operator: existing installs nothing, so it takes no url"],
+      ["with a pin", `operator: { existing: {}, file: /o.yaml, sha256: ${SHA} }`, "operator: existing installs nothing, so it takes no file, sha256"],
+      ["with cert-manager", "operator: { existing: {} }\ncertManager: { file: /c.yaml }", "certManager: not with operator.existing; an operator installed by someone else comes with its cert-manager"],
+      ["that is not a mapping", "operator: { existing: true }", "operator.existing must be a mapping"],
+      ["with an empty namespace", 'operator: { existing: { namespace: "" } }', "operator.existing.namespace must be a non-empty string"],
+    ])("refuses an existing operator %s", (_case, text, message) => {
+      expect(refused(text)).toBe(message);
+    });
+
     it("installs no cert-manager unless asked", () => {
       expect(Object.keys(parseInitConfiguration("operator: { file: /o.yaml }"))).toEqual(["operator", "coreProvider"]);
     });
@@ -229,7 +246,9 @@ describe("parseInitConfiguration", () => {
 
 describe("parseInitConfiguration below the top level", () => {
   it.each<[string, string]>([
-    ["operator: { url: https://example.com/o.yaml, sha265: abc }", "operator: unknown field sha265; expected url, file, configMap, sha256"],
+    ["operator: { url: https://example.com/o.yaml, sha265: abc }", "operator: unknown field sha265; expected url, file, configMap, sha256, existing"],
+    ["certManager: { url: https://example.com/c.yaml, existing: {} }", "certManager: unknown field existing; expected url, file, configMap, sha256"],
+    ["operator: { existing: { namespaces: [a] } }", "operator.existing: unknown field namespaces; expected namespace"],
     ["coreProvider: { verison: v1.14.2 }", "coreProvider: unknown field verison; expected namespace, version, fetchConfig, configSecret, manager"],
     ["operator: { configMap: { namespace: a, name: b, keys: c } }", "operator.configMap: unknown field keys; expected namespace, name, key"],
     ["coreProvider: { version: v1.2.3garbage }", 'coreProvider.version: "v1.2.3garbage" is not a release such as v1.14.2'],

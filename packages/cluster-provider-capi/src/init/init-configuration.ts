@@ -20,6 +20,11 @@
  * A manifest source is exactly one of `url`, `file` or `configMap`
  * (`{ namespace, name, key? }` on the platform cluster, key default
  * `components`), for installs without a route to GitHub.
+ *
+ * Where the platform installs the operator itself (its Helm chart),
+ * `operator: { existing: { namespace: capi-operator-system } }` (namespace
+ * optional: any) makes init install neither the operator nor cert-manager,
+ * only check that the operator is there.
  */
 import { parse } from "yaml";
 
@@ -40,8 +45,18 @@ export interface CoreProviderSettings {
   readonly manager?: Readonly<Record<string, unknown>>;
 }
 
+/** An operator someone else installed; init only checks it is there. */
+export interface ExistingOperator {
+  readonly existing: {
+    /** Where its Deployment runs; undefined: any namespace. */
+    readonly namespace?: string;
+  };
+}
+
+export type OperatorSource = ManifestSource | ExistingOperator;
+
 export interface InitConfiguration {
-  readonly operator: ManifestSource;
+  readonly operator: OperatorSource;
   readonly certManager?: ManifestSource;
   readonly coreProvider: CoreProviderSettings;
 }
@@ -80,15 +95,31 @@ export function parseInitConfiguration(text: string): InitConfiguration {
     ...(core.manager === undefined ? (defaults.manager === undefined ? {} : { manager: defaults.manager }) : { manager: record(core.manager, "coreProvider.manager") }),
   };
   if (!/^v\d+\.\d+\.\d+([-+].*)?$/.test(coreProvider.version)) throw new InitConfigurationError(`coreProvider.version: ${JSON.stringify(coreProvider.version)} is not a release such as ${CORE_PROVIDER_VERSION}`);
+  const operator = root.operator === undefined ? DEFAULT_INIT_CONFIGURATION.operator : operatorSource(root.operator);
+  if ("existing" in operator && root.certManager !== undefined) {
+    throw new InitConfigurationError("certManager: not with operator.existing; an operator installed by someone else comes with its cert-manager");
+  }
   return {
-    operator: root.operator === undefined ? DEFAULT_INIT_CONFIGURATION.operator : manifestSource(root.operator, "operator"),
+    operator,
     ...(root.certManager === undefined ? {} : { certManager: manifestSource(root.certManager, "certManager") }),
     coreProvider,
   };
 }
 
+const MANIFEST_FIELDS = ["url", "file", "configMap", "sha256"];
+
+function operatorSource(value: unknown): OperatorSource {
+  const source = record(value, "operator", [...MANIFEST_FIELDS, "existing"]);
+  if (source.existing === undefined) return manifestSource(source, "operator");
+  const others = MANIFEST_FIELDS.filter((key) => source[key] !== undefined);
+  if (others.length > 0) throw new InitConfigurationError(`operator: existing installs nothing, so it takes no ${others.join(", ")}`);
+  const existing = record(source.existing, "operator.existing", ["namespace"]);
+  const namespace = optionalString(existing.namespace, "operator.existing.namespace");
+  return { existing: namespace === undefined ? {} : { namespace } };
+}
+
 function manifestSource(value: unknown, field: string): ManifestSource {
-  const source = record(value, field, ["url", "file", "configMap", "sha256"]);
+  const source = record(value, field, MANIFEST_FIELDS);
   const kinds = ["url", "file", "configMap"].filter((key) => source[key] !== undefined);
   if (kinds.length !== 1) throw new InitConfigurationError(`${field}: set exactly one of url, file and configMap`);
   const sha256 = optionalString(source.sha256, `${field}.sha256`);

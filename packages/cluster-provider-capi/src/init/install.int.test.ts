@@ -2,7 +2,9 @@
  * `install` (what `init` runs) against a real kube-apiserver, without the
  * Cluster API Operator running: the manifest sources (file, ConfigMap, the
  * SHA-256 pin), the order of applies, idempotence, and the deadline that
- * names what never became ready. The full path with the real operator is in
+ * names what never became ready; the cert-manager prerequisite, an operator
+ * installed by someone else, and the CoreProvider write retried through a
+ * stalled API server. The full path with the real operator is in
  * e2e/tests/cluster-provider-capi.e2e.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
@@ -10,14 +12,14 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CORE_PROVIDER, objectPath } from "@edgeconnect/capi-provider-api";
-import type { KubeObject } from "@edgeconnect/kcp-ts";
+import { collectionPath, CORE_PROVIDER, objectPath } from "@edgeconnect/capi-provider-api";
+import { deleteIfPresent, type KubeObject } from "@edgeconnect/kcp-ts";
 import { SILENT } from "@edgeconnect/runtime";
-import { applyManifests, connectFromEnv, DeploymentStandIn, httpStatus } from "@edgeconnect/testenv";
+import { applyManifests, connectFromEnv, DeploymentStandIn, eventually, holds, httpStatus, StallingProxy, waitUntilGone } from "@edgeconnect/testenv";
 import { stringify } from "yaml";
 import { startPlatform, type Platform } from "../testing/platform.fixture.js";
 import type { InitConfiguration } from "./init-configuration.js";
-import { install, InstallTimeoutError } from "./install.js";
+import { install, InstallTimeoutError, PrerequisiteMissingError } from "./install.js";
 
 const { state } = connectFromEnv();
 const ownCluster = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra);
@@ -124,4 +126,155 @@ describeInfra("install (cluster-provider-capi init)", () => {
       install({ client: platform.client, configuration: configuration({ configMap: { namespace: "default", name: "nope" } }), logger: SILENT, signal: AbortSignal.timeout(10_000) }),
     ).rejects.toThrow(/nope/);
   }, 60_000);
+
+  describe("the cert-manager prerequisite", () => {
+    const issuer = { apiVersion: "cert-manager.io/v1", kind: "Issuer", metadata: { name: "selfsigned", namespace: "needs-cm-system" }, spec: { selfSigned: {} } };
+    const needsCertManager: KubeObject[] = [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "needs-cm-system" } }, issuer];
+    const certManagerCrd: KubeObject = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "issuers.cert-manager.io" },
+      spec: {
+        group: "cert-manager.io",
+        names: { kind: "Issuer", plural: "issuers", singular: "issuer", listKind: "IssuerList" },
+        scope: "Namespaced",
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+      },
+    };
+    const operatorFile = join(dir, "needs-cert-manager.yaml");
+    const certManagerFile = join(dir, "cert-manager.yaml");
+
+    beforeAll(() => {
+      writeFileSync(operatorFile, needsCertManager.map((obj) => stringify(obj)).join("---\n"));
+      writeFileSync(certManagerFile, stringify(certManagerCrd));
+    });
+
+    it("stops before writing anything when the operator needs cert-manager and nothing brings it, saying what to do", async () => {
+      const run = install({ client: platform.client, configuration: configuration({ file: operatorFile }), logger: SILENT, signal: AbortSignal.timeout(30_000) });
+      await expect(run).rejects.toThrow(PrerequisiteMissingError);
+      await expect(run).rejects.toThrow(
+        "needs cert-manager for its webhook certificate (Issuer (cert-manager.io/v1)), but this cluster serves no Issuer (cert-manager.io/v1) and the init configuration has no certManager source: install cert-manager first",
+      );
+      expect(await httpStatus(platform.client, "/api/v1/namespaces/needs-cm-system")).toBe(404);
+    }, 60_000);
+
+    it("installs cert-manager from the init configuration first, then what needs it", async () => {
+      const run = install({
+        client: platform.client,
+        configuration: { ...configuration({ file: operatorFile }), certManager: { file: certManagerFile } },
+        logger: SILENT,
+        signal: AbortSignal.timeout(8_000),
+        pollIntervalMs: 200,
+      });
+      // No operator runs: past the manifests, it waits for the core provider.
+      await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
+      expect(await httpStatus(platform.client, "/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned")).toBe(200);
+    }, 60_000);
+
+    it("takes a cert-manager the cluster already has", async () => {
+      // Gone, so that finding it again shows this run applied it.
+      await platform.client.delete("/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned");
+      const run = install({ client: platform.client, configuration: configuration({ file: operatorFile }), logger: SILENT, signal: AbortSignal.timeout(8_000), pollIntervalMs: 200 });
+      await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
+      expect(await httpStatus(platform.client, "/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned")).toBe(200);
+    }, 60_000);
+  });
+
+  describe("an operator installed by someone else", () => {
+    const existing = (namespace?: string): InitConfiguration => ({
+      operator: { existing: namespace === undefined ? {} : { namespace } },
+      coreProvider: { namespace: "capi-system", version: "v1.14.2" },
+    });
+    const operatorDeployment: KubeObject = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "capi-operator", namespace: "helm-capi-operator", labels: { "clusterctl.cluster.x-k8s.io/core": "capi-operator" } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: "capi-operator" } },
+        template: { metadata: { labels: { app: "capi-operator" } }, spec: { containers: [{ name: "manager", image: "example.invalid/capi-operator:v0" }] } },
+      },
+    };
+    let standIn: DeploymentStandIn | undefined;
+
+    afterAll(async () => {
+      await standIn?.stop();
+    });
+
+    it("waits for the operator's Deployment and names what it looks for, installing nothing", async () => {
+      const run = install({ client: platform.client, configuration: existing("helm-capi-operator"), logger: SILENT, signal: AbortSignal.timeout(5_000), pollIntervalMs: 200 });
+      await expect(run).rejects.toThrow(
+        "timed out waiting for the existing Cluster API Operator: its Deployment Available; still missing: a Deployment labelled clusterctl.cluster.x-k8s.io/core=capi-operator in namespace helm-capi-operator",
+      );
+    }, 60_000);
+
+    it("goes on to the core provider once the operator's CRDs are Established and its Deployment Available", async () => {
+      await applyManifests(platform.client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "helm-capi-operator" } }, operatorDeployment]);
+      standIn = DeploymentStandIn.start(platform.client, [{ namespace: "helm-capi-operator", name: "capi-operator", healthy: () => Promise.resolve(true) }]);
+      const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(15_000), pollIntervalMs: 200 });
+      await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
+    }, 60_000);
+
+    it("waits for a CoreProvider someone else made instead of adding a second one", async () => {
+      const foreign = objectPath(CORE_PROVIDER, "helm-capi", "cluster-api");
+      await applyManifests(platform.client, [
+        { apiVersion: "v1", kind: "Namespace", metadata: { name: "helm-capi" } },
+        { apiVersion: CORE_PROVIDER.apiVersion, kind: CORE_PROVIDER.kind, metadata: { name: "cluster-api", namespace: "helm-capi" }, spec: { version: "v1.14.0" } },
+      ]);
+      const ours = objectPath(CORE_PROVIDER, "capi-system", "cluster-api");
+      await deleteIfPresent(platform.client, ours);
+      await waitUntilGone(platform.client, ours, { description: "our CoreProvider of earlier tests" });
+      try {
+        const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(10_000), pollIntervalMs: 200 });
+        await expect(run).rejects.toThrow("still missing: CoreProvider helm-capi/cluster-api");
+        const { items } = await platform.client.list<KubeObject>(collectionPath(CORE_PROVIDER));
+        expect(items.map((p) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`)).toEqual(["helm-capi/cluster-api"]);
+        expect((await platform.client.get<KubeObject & { spec?: unknown }>(foreign)).spec).toEqual({ version: "v1.14.0" });
+      } finally {
+        await deleteIfPresent(platform.client, foreign);
+        await waitUntilGone(platform.client, foreign, { description: "the foreign CoreProvider" });
+      }
+    }, 60_000);
+
+    describe("through an API server that stalls the CoreProvider write", () => {
+      let proxy: StallingProxy;
+      const isCoreProviderWrite = (method: string, path: string): boolean => method === "PATCH" && path.includes("/coreproviders/");
+
+      beforeAll(async () => {
+        proxy = await StallingProxy.start({ upstream: platform.client.server, matches: isCoreProviderWrite });
+      });
+
+      afterAll(async () => {
+        await proxy?.close();
+      });
+
+      it("retries the write after each unanswered attempt, and goes on once the server answers", async () => {
+        // Each attempt ends after a second without an answer.
+        const client = platform.client.withServer(proxy.url).withTimeout(1_000);
+        proxy.stall();
+        const run = install({ client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(12_000), pollIntervalMs: 200 });
+        const outcome = run.then(
+          () => "done",
+          (err: unknown) => (err instanceof Error ? err.message : String(err)),
+        );
+        await eventually(() => holds(proxy.counts.held >= 2, `held ${proxy.counts.held}`), { timeoutMs: 10_000, description: "a second attempt at the stalled write" });
+        proxy.resume();
+        // No operator runs, so the core provider never gets Ready: what matters is that init got past the write.
+        expect(await outcome).toMatch(/^timed out waiting for the core provider Ready; still missing: CoreProvider capi-system\/cluster-api/);
+        expect((await platform.client.get<KubeObject & { spec?: unknown }>(objectPath(CORE_PROVIDER, "capi-system", "cluster-api"))).spec).toEqual({ version: "v1.14.2" });
+      }, 60_000);
+
+      it("gives up at its deadline while the write stalls, naming the write and the last failure", async () => {
+        const client = platform.client.withServer(proxy.url).withTimeout(1_000);
+        proxy.stall();
+        try {
+          const run = install({ client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(5_000), pollIntervalMs: 200 });
+          await expect(run).rejects.toThrow(InstallTimeoutError);
+          await expect(run).rejects.toThrow(/^timed out applying CoreProvider capi-system\/cluster-api; the last attempt failed: /);
+        } finally {
+          proxy.resume();
+        }
+      }, 60_000);
+    });
+  });
 });

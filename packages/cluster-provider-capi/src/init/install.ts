@@ -1,24 +1,37 @@
 /**
  * `init`: makes the platform cluster ready for `run`, idempotently (every
  * write is a server-side apply; a second init changes nothing):
- * 1. our CRDs, Established;
- * 2. cert-manager's manifest when configured, its Deployments Available;
- * 3. the Cluster API Operator's manifest, its CRDs Established and its
- *    Deployments Available;
- * 4. the CoreProvider `cluster-api` (the only name the operator accepts for
- *    the core) in its namespace, until the operator reports it Ready.
- * Each wait ends at the deadline with what is still missing, so a failed
- * init Job says what to look at.
+ * 1. before writing anything: when the operator's manifest needs
+ *    cert-manager and neither the init configuration brings it nor the
+ *    cluster serves its kinds, stop and say so (PrerequisiteMissingError);
+ * 2. our CRDs, Established;
+ * 3. cert-manager's manifest when configured, its Deployments Available;
+ * 4. the Cluster API Operator's manifest, its CRDs Established and its
+ *    Deployments Available; or, for an operator someone else installed
+ *    (`operator.existing`), only the check that its CRDs are Established
+ *    and its Deployment Available;
+ * 5. the CoreProvider `cluster-api` (the only name the operator accepts for
+ *    the core) in its namespace, until the operator reports it Ready; a
+ *    CoreProvider someone else made is waited for, not changed.
+ * Writes are retried while the API server or a just-installed webhook
+ * refuses them for a while (transient-retry.ts). Each wait ends at the
+ * deadline with what is still missing, so a failed init Job says what to
+ * look at.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CORE_PROVIDER, CRD_FILES, objectPath } from "@edgeconnect/capi-provider-api";
+import { collectionPath, CORE_PROVIDER, CRD_FILES, objectPath } from "@edgeconnect/capi-provider-api";
 import { ApiDiscovery, getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { findCondition, scrubText, type Condition, type ControllerLogger } from "@edgeconnect/runtime";
 import { parseAllDocuments } from "yaml";
 import { FIELD_MANAGER, MANAGED_BY } from "../provider/provider-identity.js";
-import type { InitConfiguration, ManifestSource } from "./init-configuration.js";
+import { InstallTimeoutError, PrerequisiteMissingError } from "./errors.js";
+import type { ExistingOperator, InitConfiguration, ManifestSource } from "./init-configuration.js";
+import { certManagerKinds, certManagerMissing, OPERATOR_CRDS, OPERATOR_DEPLOYMENT_SELECTOR } from "./prerequisites.js";
+import { untilAccepted } from "./transient-retry.js";
+
+export { InstallTimeoutError, PrerequisiteMissingError } from "./errors.js";
 
 export interface InstallOptions {
   readonly client: RestClient;
@@ -32,22 +45,61 @@ export interface InstallOptions {
   readonly download?: (url: string, signal: AbortSignal) => Promise<string>;
 }
 
-/** A wait that ended at the deadline, saying what it waited for. */
-export class InstallTimeoutError extends Error {
-  override readonly name = "InstallTimeoutError";
-}
-
 export async function install(options: InstallOptions): Promise<void> {
   const { configuration, logger } = options;
   const discovery = new ApiDiscovery(options.client);
+  const source = configuration.operator;
+  const operator = "existing" in source ? undefined : await loadManifest(options, source);
+  const certManager = configuration.certManager === undefined ? undefined : await loadManifest(options, configuration.certManager);
+  if (operator !== undefined && certManager === undefined) await requireCertManager(options, discovery, operator);
+
   const own = await Promise.all(CRD_FILES.map(async (file) => parseManifest(await readFile(file, "utf8"), file)));
   await applyManifest(options, discovery, own.flat(), "our CRDs");
-  if (configuration.certManager !== undefined) {
-    await applyManifest(options, discovery, await loadManifest(options, configuration.certManager), "cert-manager");
-  }
-  await applyManifest(options, discovery, await loadManifest(options, configuration.operator), "the Cluster API Operator");
+  if (certManager !== undefined) await applyManifest(options, discovery, certManager, "cert-manager");
+  if ("existing" in source) await checkExistingOperator(options, source);
+  else await applyManifest(options, discovery, operator ?? [], "the Cluster API Operator");
   await installCoreProvider(options);
   logger.info({}, "init done: the Cluster API Operator and the core provider are ready");
+}
+
+/** Stops init before it writes anything when the operator needs cert-manager kinds that nothing will bring. */
+async function requireCertManager(options: InstallOptions, discovery: ApiDiscovery, operator: readonly KubeObject[]): Promise<void> {
+  const needed = certManagerKinds(operator);
+  const missing = [];
+  for (const kind of needed) {
+    if ((await discovery.served(kind.apiVersion, kind.kind, options.signal)) === undefined) missing.push(kind);
+  }
+  if (missing.length > 0) throw new PrerequisiteMissingError(certManagerMissing(needed, missing));
+}
+
+/** An operator installed by someone else (its Helm chart): its CRDs Established and its Deployment Available; nothing is written. */
+async function checkExistingOperator(options: InstallOptions, { existing }: ExistingOperator): Promise<void> {
+  const what = "the existing Cluster API Operator";
+  options.logger.info({ namespace: existing.namespace ?? "(any)" }, `checking ${what}; installing nothing of it`);
+  await waitFor(options, `${what}: CRDs Established`, () => notEstablished(options, OPERATOR_CRDS));
+  const where = existing.namespace === undefined ? "any namespace" : `namespace ${existing.namespace}`;
+  await waitFor(options, `${what}: its Deployment Available`, async () => {
+    const path = `/apis/apps/v1${existing.namespace === undefined ? "" : `/namespaces/${encodeURIComponent(existing.namespace)}`}/deployments`;
+    const { items } = await options.client.list<StoredDeployment>(path, { query: { labelSelector: OPERATOR_DEPLOYMENT_SELECTOR }, signal: options.signal });
+    if (items.length === 0) return [`a Deployment labelled ${OPERATOR_DEPLOYMENT_SELECTOR} in ${where}`];
+    return items.filter((deployment) => !isAvailable(deployment)).map((deployment) => `Deployment ${deployment.metadata.namespace ?? ""}/${deployment.metadata.name ?? ""}`);
+  });
+}
+
+type StoredDeployment = KubeObject & { metadata: { generation?: number }; status?: { observedGeneration?: number; conditions?: Condition[] } };
+
+function isAvailable(deployment: StoredDeployment | undefined): boolean {
+  return findCondition(deployment?.status?.conditions, "Available")?.status === "True" && deployment?.status?.observedGeneration === deployment?.metadata.generation;
+}
+
+/** Of the CRDs named, those not Established (or not there). */
+async function notEstablished(options: InstallOptions, names: readonly string[]): Promise<string[]> {
+  const pending: string[] = [];
+  for (const name of names) {
+    const stored = await getIfPresent<KubeObject & { status?: { conditions?: Condition[] } }>(options.client, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    if (findCondition(stored?.status?.conditions, "Established")?.status !== "True") pending.push(name);
+  }
+  return pending;
 }
 
 async function loadManifest(options: InstallOptions, source: ManifestSource): Promise<KubeObject[]> {
@@ -99,23 +151,14 @@ async function applyManifest(options: InstallOptions, discovery: ApiDiscovery, o
   options.logger.info({ objects: objects.length }, `installing ${what}`);
   // Namespaces and CRDs first: the rest of a manifest lives in the one and is made of the other.
   for (const object of [...ofKind("Namespace"), ...crds]) await apply(options, discovery, object);
-  await waitFor(options, `${what}: CRDs Established`, async () => {
-    const pending: string[] = [];
-    for (const crd of crds) {
-      const stored = await options.client.get<KubeObject & { status?: { conditions?: Condition[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata?.name ?? ""}`);
-      if (findCondition(stored.status?.conditions, "Established")?.status !== "True") pending.push(crd.metadata?.name ?? "");
-    }
-    return pending;
-  });
+  await waitFor(options, `${what}: CRDs Established`, () => notEstablished(options, crds.map((crd) => crd.metadata?.name ?? "")));
   for (const object of objects.filter((o) => o.kind !== "Namespace" && o.kind !== "CustomResourceDefinition")) await apply(options, discovery, object);
   const deployments = objects.filter((o) => o.kind === "Deployment" && o.apiVersion === "apps/v1");
   await waitFor(options, `${what}: Deployments Available`, async () => {
     const pending: string[] = [];
     for (const deployment of deployments) {
       const path = `/apis/apps/v1/namespaces/${deployment.metadata?.namespace ?? "default"}/deployments/${deployment.metadata?.name ?? ""}`;
-      const stored = await getIfPresent<KubeObject & { metadata: { generation?: number }; status?: { observedGeneration?: number; conditions?: Condition[] } }>(options.client, path);
-      const available = findCondition(stored?.status?.conditions, "Available")?.status === "True" && stored?.status?.observedGeneration === stored?.metadata.generation;
-      if (!available) pending.push(`${deployment.metadata?.namespace ?? "default"}/${deployment.metadata?.name ?? ""}`);
+      if (!isAvailable(await getIfPresent<StoredDeployment>(options.client, path))) pending.push(`${deployment.metadata?.namespace ?? "default"}/${deployment.metadata?.name ?? ""}`);
     }
     return pending;
   });
@@ -123,36 +166,59 @@ async function applyManifest(options: InstallOptions, discovery: ApiDiscovery, o
 
 async function apply(options: InstallOptions, discovery: ApiDiscovery, object: KubeObject): Promise<void> {
   const path = await discovery.objectPath(object.apiVersion ?? "", object.kind ?? "", object.metadata?.namespace ?? "default", object.metadata?.name ?? "", options.signal);
-  await options.client.apply(path, object, FIELD_MANAGER, { signal: options.signal });
+  await applyRetrying(options, `${object.kind ?? ""} ${object.metadata?.namespace === undefined ? "" : `${object.metadata.namespace}/`}${object.metadata?.name ?? ""}`, path, object);
+}
+
+/** A server-side apply, retried while the API server or a webhook just installed refuses it for a while. */
+async function applyRetrying(options: InstallOptions, what: string, path: string, body: unknown): Promise<void> {
+  await untilAccepted(`applying ${what}`, () => options.client.apply(path, body, FIELD_MANAGER, { signal: options.signal }), {
+    signal: options.signal,
+    onRetry: (err, delayMs) => options.logger.info({ delayMs, error: err instanceof Error ? scrubText(err.message) : String(err) }, `applying ${what} was refused for now; retrying`),
+  });
 }
 
 async function installCoreProvider(options: InstallOptions): Promise<void> {
   const core = options.configuration.coreProvider;
-  await options.client.apply(`/api/v1/namespaces/${encodeURIComponent(core.namespace)}`, { apiVersion: "v1", kind: "Namespace", metadata: { name: core.namespace, labels: { ...MANAGED_BY } } }, FIELD_MANAGER, { signal: options.signal });
-  const path = objectPath(CORE_PROVIDER, core.namespace, "cluster-api");
-  await options.client.apply(
-    path,
-    {
-      apiVersion: CORE_PROVIDER.apiVersion,
-      kind: CORE_PROVIDER.kind,
-      metadata: { name: "cluster-api", namespace: core.namespace, labels: { ...MANAGED_BY } },
-      spec: {
-        version: core.version,
-        ...(core.fetchConfig === undefined ? {} : { fetchConfig: core.fetchConfig }),
-        ...(core.configSecret === undefined ? {} : { configSecret: core.configSecret }),
-        ...(core.manager === undefined ? {} : { manager: core.manager }),
-      },
-    },
-    FIELD_MANAGER,
-    { signal: options.signal },
-  );
+  const foreign = await foreignCoreProvider(options);
+  if (foreign !== undefined) {
+    // The operator allows one CoreProvider per cluster: a second one of ours would never get Ready.
+    options.logger.info({ coreProvider: foreign }, "a CoreProvider made by someone else is there; waiting for it, ignoring coreProvider of the init configuration");
+  } else {
+    await applyRetrying(options, `Namespace ${core.namespace}`, `/api/v1/namespaces/${encodeURIComponent(core.namespace)}`, { apiVersion: "v1", kind: "Namespace", metadata: { name: core.namespace, labels: { ...MANAGED_BY } } });
+    await applyRetrying(options, `CoreProvider ${core.namespace}/cluster-api`, objectPath(CORE_PROVIDER, core.namespace, "cluster-api"), coreProviderObject(options.configuration));
+  }
+  const namespace = foreign?.namespace ?? core.namespace;
+  const name = foreign?.name ?? "cluster-api";
+  const path = objectPath(CORE_PROVIDER, namespace, name);
   await waitFor(options, "the core provider Ready", async () => {
     const provider = await options.client.get<KubeObject & { status?: { conditions?: Condition[] } }>(path, { signal: options.signal });
     const ready = findCondition(provider.status?.conditions, "Ready");
     if (ready?.status === "True") return [];
     const problem = (provider.status?.conditions ?? []).find((c) => c.status !== "True");
-    return [`CoreProvider ${core.namespace}/cluster-api${problem === undefined ? "" : ` (${problem.type}: ${problem.reason}: ${scrubText(problem.message)})`}`];
+    return [`CoreProvider ${namespace}/${name}${problem === undefined ? "" : ` (${problem.type}: ${problem.reason}: ${scrubText(problem.message)})`}`];
   });
+}
+
+function coreProviderObject({ coreProvider: core }: InitConfiguration): KubeObject {
+  return {
+    apiVersion: CORE_PROVIDER.apiVersion,
+    kind: CORE_PROVIDER.kind,
+    metadata: { name: "cluster-api", namespace: core.namespace, labels: { ...MANAGED_BY } },
+    spec: {
+      version: core.version,
+      ...(core.fetchConfig === undefined ? {} : { fetchConfig: core.fetchConfig }),
+      ...(core.configSecret === undefined ? {} : { configSecret: core.configSecret }),
+      ...(core.manager === undefined ? {} : { manager: core.manager }),
+    },
+  };
+}
+
+/** A CoreProvider in any namespace that init did not make (a Helm release's, say). */
+async function foreignCoreProvider(options: InstallOptions): Promise<{ namespace: string; name: string } | undefined> {
+  const { items } = await untilAccepted("listing CoreProviders", () => options.client.list<KubeObject>(collectionPath(CORE_PROVIDER), { signal: options.signal }), { signal: options.signal });
+  const managedBy = Object.entries(MANAGED_BY);
+  const other = items.find((provider) => !managedBy.every(([key, value]) => provider.metadata?.labels?.[key] === value));
+  return other === undefined ? undefined : { namespace: other.metadata?.namespace ?? "", name: other.metadata?.name ?? "" };
 }
 
 /** Polls `pending` (what is not there yet) until it is empty; at the deadline throws with the last answer. */

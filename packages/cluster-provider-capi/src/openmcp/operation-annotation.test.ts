@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
+import { OPERATION_ANNOTATION } from "./constants.js";
 import { operationOf, withoutReconcileAnnotation, type AnnotatedObject } from "./operation-annotation.js";
 
-const KEY = "openmcp.cloud/operation";
+// The key and values are checked against openMCP's module in constants.test.ts.
+const KEY = OPERATION_ANNOTATION;
 
 function obj(operation?: string): AnnotatedObject {
   return { metadata: operation === undefined ? {} : { annotations: { [KEY]: operation, other: "x" } } };

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
+import { PROFILE_LABEL, PROVIDER_LABEL } from "./constants.js";
 import { isResponsibleForAccessRequest, profileBelongsTo, type AccessRequestState } from "./responsibility.js";
 
-const PROVIDER = "clusters.openmcp.cloud/provider";
-const PROFILE = "clusters.openmcp.cloud/profile";
+// The label keys are checked against openMCP's module in constants.test.ts.
+const PROVIDER = PROVIDER_LABEL;
+const PROFILE = PROFILE_LABEL;
 
 function ar(labels: Record<string, string> | undefined, phase: string | undefined, generation?: number, observedGeneration?: number): AccessRequestState {
   return {
