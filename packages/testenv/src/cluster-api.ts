@@ -26,12 +26,10 @@
  * `DeploymentStandIn` should report healthy while the stack's own manager
  * processes are.
  */
-import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
-import { promisify } from "node:util";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import { applyCrds, applyManifests, parseManifests } from "./apply.js";
@@ -45,8 +43,7 @@ import { acquirePortLock, type PortLock } from "./port-lock.js";
 import { freePorts, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { ServerProcess } from "./server-process.js";
-
-const run = promisify(execFile);
+import { makeServingCertificate } from "./serving-certificate.js";
 
 export type ClusterApiProvider = "core" | "kubeadm-bootstrap" | "kubeadm-control-plane" | "dev";
 
@@ -141,7 +138,7 @@ export class ClusterApiStack {
         binaries.set(provider, (await resolveBinary(COMPONENT_SOURCES[provider].binary, options.resolve)).path);
       }
       const certDir = join(dir, "certs");
-      const caPem = await makeServingCertificate(certDir);
+      const caPem = await makeServingCertificate(certDir, { caName: "testenv-capi-webhook-ca", purpose: "the Cluster API webhooks" });
       const sources = new Map<ClusterApiManager, string>();
       for (const provider of providers) {
         const configDir = (await configDirectory(provider, options.resolve?.repoRoot)).dir;
@@ -348,29 +345,4 @@ async function registerWebhooks(client: RestClient, provider: ClusterApiManager,
     (configuration) =>
       `/apis/admissionregistration.k8s.io/v1/${configuration.kind === "MutatingWebhookConfiguration" ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations"}/${configuration.metadata?.name ?? ""}`,
   );
-}
-
-/**
- * A CA and a serving certificate for 127.0.0.1 signed by it, as `tls.crt` /
- * `tls.key` (the names the managers read from --webhook-cert-dir); the CA's
- * PEM is returned for the webhook registrations. node:crypto cannot issue
- * X.509 certificates, so the openssl CLI does.
- */
-async function makeServingCertificate(certDir: string): Promise<string> {
-  mkdirSync(certDir, { recursive: true });
-  const at = (name: string): string => join(certDir, name);
-  const openssl = async (args: string[]): Promise<void> => {
-    try {
-      await run("openssl", args, { cwd: certDir });
-    } catch (err) {
-      const detail = err instanceof Error && "stderr" in err ? String(err.stderr) : String(err);
-      throw new FatalError(`openssl ${args[0] ?? ""} failed (the Cluster API webhooks need it for certificates): ${detail}`);
-    }
-  };
-  await openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=testenv-capi-webhook-ca", "-keyout", at("ca.key"), "-out", at("ca.crt")]);
-  await openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", at("tls.key"), "-out", at("tls.csr")]);
-  // Go's TLS verification takes only subjectAltName into account, not the CN.
-  writeFileSync(at("san.ext"), "subjectAltName = IP:127.0.0.1\nextendedKeyUsage = serverAuth\n");
-  await openssl(["x509", "-req", "-in", at("tls.csr"), "-CA", at("ca.crt"), "-CAkey", at("ca.key"), "-CAcreateserial", "-days", "2", "-extfile", at("san.ext"), "-out", at("tls.crt")]);
-  return readFileSync(at("ca.crt"), "utf8");
 }

@@ -4,8 +4,10 @@
  * (workspaces, bindings, manifests, polling with reasons), the helm CLI the
  * chart tests render with, the real Cluster API managers and operator
  * (`ClusterApiStack`), their components as clusterctl installs them, a
- * stand-in for the kubelet of chosen Deployments' Pods, openMCP's CRDs, and
- * the Crossplane OTC provider simulator (`CrossplaneOtcSimulator`).
+ * stand-in for the kubelet of chosen Deployments' Pods, openMCP's CRDs,
+ * the Crossplane OTC provider simulator (`CrossplaneOtcSimulator`), and an
+ * OpenID Connect issuer whose tokens a kube-apiserver can be set to trust
+ * (`OidcIssuer`).
  *
  * Servers run on free loopback ports in temporary directories, each in its own
  * process group; a reaper process removes them if the owner dies. Binaries come
@@ -53,8 +55,15 @@ export { E2E_LOG_DIR_ENV_VAR, e2eLogStream, keepE2eLog } from "./e2e-logs.js";
 export { eventually, holds, type Check, type EventuallyOptions } from "./eventually.js";
 export { KCP_TEST_USERS, KCP_TOKEN_FILE, KcpServer, kcpUserKubeconfig, type KcpServerOptions, type KcpStaticUser } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";
-export { KubeApiServer, resolveControlPlaneBinaries, type ControlPlaneBinaries, type KubeApiServerOptions } from "./kube-apiserver.js";
+export {
+  KubeApiServer,
+  resolveControlPlaneBinaries,
+  type AuthenticationConfiguration,
+  type ControlPlaneBinaries,
+  type KubeApiServerOptions,
+} from "./kube-apiserver.js";
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
+export { OidcIssuer, type JwtAuthenticator, type JwtAuthenticatorOptions, type MintOptions, type OidcIssuerOptions } from "./oidc-issuer.js";
 export { installOpenMcpCrds, openMcpApiSource, type InstallOpenMcpCrdsOptions, type OpenMcpApiSource } from "./openmcp-crds.js";
 export { Reaper } from "./reaper.js";
 export { ServerProcess, type ExitStatus, type ServerProcessOptions } from "./server-process.js";

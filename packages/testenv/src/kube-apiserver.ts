@@ -8,8 +8,10 @@
  * Authentication is by bearer tokens: a random one of a `system:masters`
  * user, written into the admin kubeconfig, and one of the user
  * `system:kube-controller-manager`, which the bootstrap RBAC grants what the
- * controller manager needs. The serving certificate is the one
- * kube-apiserver makes for itself, trusted by both kubeconfigs. `sa.key`
+ * controller manager needs; optionally also the ID tokens of JWT issuers
+ * such as an `OidcIssuer` (`authenticationConfiguration`). The serving
+ * certificate is the one kube-apiserver makes for itself, trusted by both
+ * kubeconfigs. `sa.key`
  * signs service account tokens (the API server's TokenRequest, the
  * controller manager's legacy token Secrets) and verifies them. The
  * ServiceAccount admission plugin is on, as in a real cluster: the
@@ -27,6 +29,7 @@ import type { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
 import { resolveBinary, type ResolveOptions } from "./binaries.js";
 import { KubeControllerManager } from "./kube-controller-manager.js";
+import type { JwtAuthenticator } from "./oidc-issuer.js";
 import { ServerProcess } from "./server-process.js";
 
 /** The binaries of a control plane, as `KubeApiServer.start` takes them. */
@@ -59,7 +62,22 @@ export interface KubeApiServerOptions extends ControlPlaneBinaries {
    * kubeconfigs that really work against this server.
    */
   readonly clientCaPem?: string;
+  /**
+   * Written as kube-apiserver's structured authentication configuration
+   * (`--authentication-config`): JWT issuers, e.g. an `OidcIssuer`'s
+   * `jwtAuthenticator`, whose tokens the server accepts besides the static ones.
+   */
+  readonly authenticationConfiguration?: AuthenticationConfiguration;
 }
+
+/** The content of kube-apiserver's AuthenticationConfiguration, without apiVersion and kind. */
+export interface AuthenticationConfiguration {
+  readonly jwt: readonly JwtAuthenticator[];
+}
+
+/** GA since Kubernetes 1.34 (the pinned version); v1beta1 would still be read too. */
+const AUTHENTICATION_CONFIG_API_VERSION = "apiserver.config.k8s.io/v1";
+const AUTHENTICATION_CONFIG = "authentication-config.json";
 
 /** A kube-apiserver process on its port, before it serves. */
 interface LaunchedApiServer {
@@ -92,7 +110,7 @@ export class KubeApiServer {
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-kube-"));
     options.reaper?.removeOnExit(dir);
     const tokens: Tokens = { admin: randomBytes(24).toString("hex"), controllerManager: randomBytes(24).toString("hex") };
-    prepareCredentials(dir, tokens, options.clientCaPem);
+    prepareCredentials(dir, tokens, options);
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     const reaper = options.reaper ? { reaper: options.reaper } : {};
     let etcd: EtcdServer | undefined;
@@ -168,6 +186,7 @@ async function launchApiServer(options: KubeApiServerOptions, dir: string, etcd:
       `--service-account-key-file=${join(dir, "sa.key")}`,
       `--service-account-signing-key-file=${join(dir, "sa.key")}`,
       ...(options.clientCaPem === undefined ? [] : [`--client-ca-file=${join(dir, "client-ca.crt")}`]),
+      ...(options.authenticationConfiguration === undefined ? [] : [`--authentication-config=${join(dir, AUTHENTICATION_CONFIG)}`]),
     ],
     logFile: join(dir, "kube-apiserver.log"),
     ...(options.reaper ? { reaper: options.reaper } : {}),
@@ -212,9 +231,13 @@ async function waitUntilServing(server: LaunchedApiServer, dir: string, tokens: 
   }
 }
 
-function prepareCredentials(dir: string, tokens: Tokens, clientCaPem: string | undefined): void {
+function prepareCredentials(dir: string, tokens: Tokens, { clientCaPem, authenticationConfiguration }: KubeApiServerOptions): void {
   mkdirSync(join(dir, "certs"), { recursive: true });
   if (clientCaPem !== undefined) writeFileSync(join(dir, "client-ca.crt"), clientCaPem);
+  if (authenticationConfiguration !== undefined) {
+    const config = { apiVersion: AUTHENTICATION_CONFIG_API_VERSION, kind: "AuthenticationConfiguration", ...authenticationConfiguration };
+    writeFileSync(join(dir, AUTHENTICATION_CONFIG), JSON.stringify(config, null, 2));
+  }
   // token,user,uid,"group": the controller manager's user is in no group, as in a real cluster.
   writeFileSync(
     join(dir, "tokens.csv"),

@@ -13,9 +13,9 @@
  * openMCP's generic AccessRequest controller (labels, clusterRef, `Pending`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { ACCESS_REQUEST, collectionPath, objectPath, OPENMCP_CLUSTER, type AccessRequestV1alpha1Spec } from "@edgeconnect/capi-provider-api";
+import { ACCESS_REQUEST, CAPI_CLUSTER, collectionPath, objectPath, OPENMCP_CLUSTER, type AccessRequestV1alpha1Spec } from "@edgeconnect/capi-provider-api";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, E2E_LOG_DIR_ENV_VAR, eventually, holds, KubeApiServer, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
+import { connectFromEnv, E2E_LOG_DIR_ENV_VAR, eventually, holds, KubeApiServer, OidcIssuer, renderKubeconfig, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
 import { readFileSync } from "node:fs";
 import { connect as connectTcp, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { parse, stringify } from "yaml";
 import { ACCESS_REQUEST_NAME_LABEL, ACCESS_REQUEST_NAMESPACE_LABEL } from "../access/token-access.js";
 import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
 import { OPERATION_ANNOTATION, PROFILE_LABEL, PROVIDER_LABEL } from "../openmcp/constants.js";
-import { FINALIZERS, MANAGED_BY_LABEL } from "../provider/provider-identity.js";
+import { FINALIZERS, MANAGED_BY_LABEL, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL } from "../provider/provider-identity.js";
 import { PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";
 import type { AccessRequest } from "./access-request-reconciler.js";
 
@@ -45,6 +45,7 @@ const MERGE = "application/merge-patch+json";
 const RBAC = "/apis/rbac.authorization.k8s.io/v1";
 const DAY_SECONDS = 24 * 3600;
 const LOG_NAME = "cluster-provider-capi-access-requests";
+const OIDC_CLIENT_ID = "mcp";
 
 interface Secret extends KubeObject {
   type?: string;
@@ -167,11 +168,13 @@ describeInfra("access-request controller on a real platform and workload cluster
   let platform: Platform;
   let kube: RestClient;
   let workload: KubeApiServer;
+  let issuer: OidcIssuer;
   let admin: RestClient;
   let adminKubeconfig: string;
   let workloadCa: string;
   let provider: RunningProvider | undefined;
   let relay: StallingRelay | undefined;
+  const relays: StallingRelay[] = [];
   const clients: RestClient[] = [];
   /** Every token the test saw, for the leak check at the end. */
   const tokens: string[] = [];
@@ -179,7 +182,10 @@ describeInfra("access-request controller on a real platform and workload cluster
   beforeAll(async () => {
     platform = await startPlatform();
     kube = platform.client;
-    workload = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper: platform.reaper });
+    issuer = await OidcIssuer.start({ reaper: platform.reaper });
+    // As a template set makes a workload API server trust an OIDC provider: its issuer, its client ID as audience, its default prefixes.
+    const trust = issuer.jwtAuthenticator({ audiences: [OIDC_CLIENT_ID], usernamePrefix: "corp:", groupsPrefix: "corp:" });
+    workload = await KubeApiServer.start({ ...(await resolveControlPlaneBinaries()), reaper: platform.reaper, authenticationConfiguration: { jwt: [trust] } });
     admin = workload.adminClient();
     adminKubeconfig = readFileSync(workload.kubeconfigPath, "utf8");
     workloadCa = Buffer.from((parse(adminKubeconfig) as KubeconfigDocument).clusters[0]?.cluster["certificate-authority-data"] ?? "", "base64").toString("utf8");
@@ -206,6 +212,7 @@ describeInfra("access-request controller on a real platform and workload cluster
     for (const client of clients) client.close();
     await provider?.stop();
     await relay?.close();
+    for (const own of relays) await own.close();
     admin?.close();
     await workload?.stop();
     await platform?.stop();
@@ -315,6 +322,33 @@ describeInfra("access-request controller on a real platform and workload cluster
     return (await kube.list<CoreEvent>(`/api/v1/namespaces/${NAMESPACE}/events`, { query: { fieldSelector: `involvedObject.name=${name}` } })).items;
   }
 
+  const lifetimeOf = (data: Record<string, string>): number => Number(data.expirationTimestamp) - Number(data.creationTimestamp);
+  const conditionOf = (ar: AccessRequest, type: string): { status?: string; reason?: string; message?: string; observedGeneration?: number } | undefined =>
+    ar.status?.conditions?.find((condition) => condition.type === type);
+
+  /** The request still Granted with its Secret, and condition `type` as given, for its current generation. */
+  async function waitForCondition(name: string, type: string, status: "True" | "False", reason: string): Promise<AccessRequest> {
+    return eventually(
+      async () => {
+        const ar = await getAr(name);
+        const condition = conditionOf(ar, type);
+        const ok = condition?.status === status && condition.reason === reason && ar.status?.observedGeneration === ar.metadata.generation;
+        return holds(ok, `${type} ${condition?.status} ${condition?.reason}`, ar);
+      },
+      { description: `${name} ${type}=${status} (${reason})`, timeoutMs: 40_000 },
+    );
+  }
+
+  /** A Cluster reached through a relay of its own, which counts the provider's connections to the workload cluster. */
+  async function clusterThroughRelay(name: string): Promise<StallingRelay> {
+    const own = await StallingRelay.start(workload.url);
+    relays.push(own);
+    const throughRelay = parse(adminKubeconfig) as KubeconfigDocument;
+    for (const entry of throughRelay.clusters) entry.cluster.server = own.url;
+    await createCluster(name, "Ready", stringify(throughRelay));
+    return own;
+  }
+
   const teamConfigMaps = { namespace: "team-a", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "create"] }] };
   const listNamespaces = { rules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list"] }] };
   const healthy = { namespace: NAMESPACE, name: "healthy" };
@@ -334,8 +368,8 @@ describeInfra("access-request controller on a real platform and workload cluster
     const data = await issued("grant");
     expect(data.host).toBe(workload.url);
     expect(data["ca.crt"]).toBe(workloadCa);
-    const lifetime = Number(data.expirationTimestamp) - Number(data.creationTimestamp);
-    expect(Math.abs(lifetime - DAY_SECONDS)).toBeLessThan(60);
+    // Thirty days, as openMCP's kind and Gardener providers issue them.
+    expect(Math.abs(lifetimeOf(data) - 30 * DAY_SECONDS)).toBeLessThan(60);
     const kubeconfig = parse(data.kubeconfig ?? "") as KubeconfigDocument;
     expect(kubeconfig.clusters[0]?.cluster.server).toBe(workload.url);
     expect(kubeconfig.users[0]?.user.token).toBe(data.token);
@@ -402,22 +436,25 @@ describeInfra("access-request controller on a real platform and workload cluster
     await eventually(async () => holds((await outcome(user.list("/api/v1/namespaces"))) === 403, "may still list namespaces"), { description: "namespace permission revoked" });
   });
 
-  it("denies OIDC, invalid rules and invalid TTLs with a reason, an Event and no Secret", async () => {
+  it("denies invalid rules, OIDC subjects and TTLs with a reason, an Event and no Secret", async () => {
     await Promise.all([
-      requestAccess("oidc", { clusterRef: healthy, oidc: { name: "portal", issuer: "https://issuer.example.com", clientID: "portal", roleBindings: [] } }),
+      requestAccess("oidc", {
+        clusterRef: healthy,
+        oidc: { name: "portal", issuer: "https://issuer.example.com", clientID: "portal", roleBindings: [{ subjects: [{ kind: "Robot", name: "r2" }], roleRefs: [{ kind: "ClusterRole", name: "view" }] }] },
+      }),
       requestAccess("no-verbs", { clusterRef: healthy, token: { permissions: [{ rules: [{ apiGroups: [""], resources: ["pods"], verbs: [] }] }] } }),
       requestAccess("bad-ttl", { clusterRef: healthy, ttl: "forever", token: { permissions: [listNamespaces] } }),
     ]);
 
-    const oidc = await waitFor("oidc", "Denied", "OIDCNotSupported");
+    const oidc = await waitFor("oidc", "Denied", "InvalidRequest");
     const noVerbs = await waitFor("no-verbs", "Denied", "InvalidRequest");
     const badTtl = await waitFor("bad-ttl", "Denied", "InvalidRequest");
     const message = (ar: AccessRequest): string => ar.status?.conditions?.find((condition) => condition.type === "AccessGranted")?.message ?? "";
-    expect(message(oidc)).toContain("spec.token");
+    expect(message(oidc)).toContain("spec.oidc.roleBindings[0].subjects[0].kind");
     expect(message(noVerbs)).toContain("spec.token.permissions[0].rules[0].verbs");
     expect(message(badTtl)).toContain('"forever"');
 
-    for (const [name, reason] of [["oidc", "OIDCNotSupported"], ["no-verbs", "InvalidRequest"], ["bad-ttl", "InvalidRequest"]] as const) {
+    for (const [name, reason] of [["oidc", "InvalidRequest"], ["no-verbs", "InvalidRequest"], ["bad-ttl", "InvalidRequest"]] as const) {
       const ar = await getAr(name);
       expect(ar.status?.secretRef).toBeUndefined();
       // Nothing was made for it, so nothing holds its deletion.
@@ -435,8 +472,8 @@ describeInfra("access-request controller on a real platform and workload cluster
     // Port 1 on loopback: refused at once, as a workload whose API server is gone.
     for (const entry of unreachable.clusters) entry.cluster.server = "https://127.0.0.1:1";
     await createCluster("gone-workload", "Ready", stringify(unreachable));
-    await requestAccess("denied-gone", { clusterRef: { namespace: NAMESPACE, name: "gone-workload" }, oidc: { name: "portal", issuer: "https://issuer.example.com", clientID: "portal", roleBindings: [] } });
-    await waitFor("denied-gone", "Denied", "OIDCNotSupported");
+    await requestAccess("denied-gone", { clusterRef: { namespace: NAMESPACE, name: "gone-workload" }, token: { permissions: [{ rules: [{ apiGroups: [""], resources: ["pods"], verbs: [] }] }] } });
+    await waitFor("denied-gone", "Denied", "InvalidRequest");
     await kube.delete(arPath("denied-gone"));
     await eventually(async () => holds((await outcome(getAr("denied-gone"))) === 404, "AccessRequest still there"), { description: "denied request gone", timeoutMs: 10_000 });
   });
@@ -463,7 +500,7 @@ describeInfra("access-request controller on a real platform and workload cluster
     await createCluster("late", "Ready", adminKubeconfig);
     await writeCapiKubeconfig("headless", adminKubeconfig);
     await waitFor("early", "Granted");
-    // Nothing watches Secrets: the controller looks for the kubeconfig again on its own.
+    // Nothing watches Cluster API's Secrets: the controller looks for the kubeconfig again on its own.
     await waitFor("no-kubeconfig", "Granted");
     expect(await workloadObjectsOf("early")).not.toEqual([]);
     expect((await getAr("unready")).status?.phase).toBe("Pending");
@@ -572,6 +609,234 @@ describeInfra("access-request controller on a real platform and workload cluster
     expect(data.host).toBe(stalledRelay.url);
     const user = clientOf(data);
     await allowed(() => user.list("/api/v1/namespaces"), "namespaces listable through the relay");
+  });
+
+  it("grants OIDC access: roles and bindings for the issuer's users and groups, and a kubeconfig that logs in there", async () => {
+    await requestAccess("oidc-corp", {
+      clusterRef: healthy,
+      oidc: {
+        name: "corp",
+        issuer: issuer.url,
+        clientID: OIDC_CLIENT_ID,
+        roles: [{ name: "corp-configmaps", namespace: "team-b", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] }] }],
+        roleBindings: [
+          { subjects: [{ kind: "User", name: "alice" }], roleRefs: [{ kind: "Role", name: "corp-configmaps", namespace: "team-b" }] },
+          { subjects: [{ kind: "Group", name: "auditors" }], roleRefs: [{ kind: "ClusterRole", name: "view" }] },
+        ],
+      },
+    });
+    const ar = await waitFor("oidc-corp", "Granted", "OIDCAccessGranted");
+    expect(ar.status?.secretRef?.name).toBe("oidc-corp.kubeconfig");
+    const data = await issued("oidc-corp");
+    expect(Object.keys(data).sort()).toEqual(["ca.crt", "clientID", "host", "kubeconfig"]);
+    expect(data.clientID).toBe(OIDC_CLIENT_ID);
+    expect(data.kubeconfig).toContain(`--oidc-issuer-url=${issuer.url}`);
+    expect(data.kubeconfig).toContain(`--oidc-client-id=${OIDC_CLIENT_ID}`);
+
+    const as = (subject: string, groups: string[] = []): RestClient => {
+      const token = issuer.mint({ subject, audience: OIDC_CLIENT_ID, groups });
+      const client = RestClient.fromKubeconfigText(renderKubeconfig({ name: "oidc", server: workload.url, caPem: workloadCa, token }));
+      clients.push(client);
+      return client;
+    };
+    await allowed(() => as("alice").list("/api/v1/namespaces/team-b/configmaps"), "alice reads team-b's ConfigMaps");
+    expect(await outcome(as("alice").list("/api/v1/namespaces/default/configmaps"))).toBe(403);
+    expect(await outcome(as("alice").create("/api/v1/namespaces/team-b/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "not-allowed" } }))).toBe(403);
+    await allowed(() => as("carol", ["auditors"]).get("/api/v1/namespaces/default/pods/visible"), "an auditor views pods");
+    expect(await outcome(as("carol", ["auditors"]).list("/api/v1/namespaces/kube-system/secrets"))).toBe(403);
+    expect(await outcome(as("mallory").list("/api/v1/namespaces/team-b/configmaps"))).toBe(403);
+
+    await kube.delete(arPath("oidc-corp"));
+    await eventually(async () => holds((await outcome(getAr("oidc-corp"))) === 404, "AccessRequest still there"), { description: "oidc-corp gone" });
+    expect(await workloadObjectsOf("oidc-corp")).toEqual([]);
+    await eventually(async () => holds((await outcome(as("alice").list("/api/v1/namespaces/team-b/configmaps"))) === 403, "alice still reads"), { description: "OIDC grant revoked" });
+  });
+
+  it("caps the token's lifetime at spec.ttl", async () => {
+    await requestAccess("short", { clusterRef: healthy, ttl: "2h", token: { permissions: [listNamespaces] } });
+    await waitFor("short", "Granted");
+    expect(Math.abs(lifetimeOf(await issued("short")) - 2 * 3600)).toBeLessThan(60);
+  });
+
+  it("never takes over a ClusterRole or Secret it did not make: both stay as they were, and the request says which and why", async () => {
+    const foreignRules = [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }];
+    await admin.create(`${RBAC}/clusterroles`, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "team-reader" }, rules: foreignRules });
+    await kube.create(`/api/v1/namespaces/${NAMESPACE}/secrets`, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "secret-taken.kubeconfig", namespace: NAMESPACE },
+      data: { kubeconfig: base64("someone else's") },
+    });
+    await Promise.all([
+      requestAccess("takeover", { clusterRef: healthy, token: { permissions: [{ name: "team-reader", rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] }] } }),
+      requestAccess("secret-taken", { clusterRef: healthy, token: { permissions: [listNamespaces] } }),
+    ]);
+
+    const takeover = await waitFor("takeover", "Pending", "ResourceNotManaged");
+    expect(conditionOf(takeover, "AccessGranted")?.message).toContain('ClusterRole "team-reader" on the workload cluster exists and was not made for this request');
+    const secretTaken = await waitFor("secret-taken", "Pending", "ResourceNotManaged");
+    expect(conditionOf(secretTaken, "AccessGranted")?.message).toContain('Secret "secret-taken.kubeconfig"');
+    // Every object is checked before any is written: not even the ServiceAccount was made.
+    expect(await workloadObjectsOf("takeover")).toEqual([]);
+    expect(await workloadObjectsOf("secret-taken")).toEqual([]);
+    expect(await outcome(kube.get(secretPath("takeover.kubeconfig")))).toBe(404);
+
+    await kube.delete(arPath("takeover"));
+    await kube.delete(arPath("secret-taken"));
+    for (const name of ["takeover", "secret-taken"]) {
+      await eventually(async () => holds((await outcome(getAr(name))) === 404, "AccessRequest still there"), { description: `${name} gone` });
+    }
+    const role = await admin.get<KubeObject & { rules?: unknown }>(`${RBAC}/clusterroles/team-reader`);
+    expect(role.rules).toEqual(foreignRules);
+    expect(role.metadata?.labels).toBeUndefined();
+    expect((await kube.get<Secret>(secretPath("secret-taken.kubeconfig"))).data).toEqual({ kubeconfig: base64("someone else's") });
+  });
+
+  it("keeps a granted request Granted while its Cluster is Progressing or its workload cluster away, and asks that cluster nothing while the Secret is current", async () => {
+    const counted = await clusterThroughRelay("steady");
+    await requestAccess("steady", { clusterRef: { namespace: NAMESPACE, name: "steady" }, token: { permissions: [listNamespaces] } });
+    await waitForCondition("steady", "AccessUpToDate", "True", "UpToDate");
+    const token = (await issued("steady")).token;
+    const connections = counted.connectedAt.length;
+
+    await kube.request("PATCH", `${clusterPath("steady")}/status`, { body: { status: { phase: "Progressing" } }, contentType: MERGE });
+    const progressing = await waitForCondition("steady", "ClusterReady", "False", "ClusterNotReady");
+    expect(progressing.status?.phase).toBe("Granted");
+    expect(progressing.status?.secretRef?.name).toBe("steady.kubeconfig");
+    expect(conditionOf(progressing, "AccessGranted")).toMatchObject({ status: "True", reason: "TokenIssued" });
+    await kube.request("PATCH", `${clusterPath("steady")}/status`, { body: { status: { phase: "Ready" } }, contentType: MERGE });
+    await waitForCondition("steady", "ClusterReady", "True", "Ready");
+    expect(counted.connectedAt.length).toBe(connections);
+    expect((await issued("steady")).token).toBe(token);
+
+    // A full pass (openMCP's reconcile annotation) while the workload cluster does not answer.
+    counted.stall();
+    await kube.request("PATCH", arPath("steady"), { body: { metadata: { annotations: { [OPERATION_ANNOTATION]: "reconcile" } } }, contentType: MERGE });
+    const away = await waitForCondition("steady", "AccessUpToDate", "False", "WorkloadClusterUnreachable");
+    expect(away.status?.phase).toBe("Granted");
+    expect(away.status?.secretRef?.name).toBe("steady.kubeconfig");
+    counted.resume();
+    await waitForCondition("steady", "AccessUpToDate", "True", "UpToDate");
+    expect((await issued("steady")).token).toBe(token);
+  });
+
+  it("replaces bindings whose role changed (roleRef is immutable) and deletes the role no longer asked for", async () => {
+    const readNamespaces = listNamespaces.rules;
+    await requestAccess("rebind", { clusterRef: healthy, token: { permissions: [{ name: "rebind-a", rules: readNamespaces }], roleRefs: [{ kind: "ClusterRole", name: "view" }] } });
+    await waitFor("rebind", "Granted");
+    const sa = (await serviceAccountOf("rebind")).metadata?.name ?? "";
+
+    await kube.request("PATCH", arPath("rebind"), {
+      body: { spec: { token: { permissions: [{ name: "rebind-b", rules: readNamespaces }], roleRefs: [{ kind: "ClusterRole", name: "edit" }] } } },
+      contentType: MERGE,
+    });
+    await markPending("rebind");
+    const ar = await waitFor("rebind", "Granted");
+    expect(ar.metadata.generation).toBe(2);
+    expect((await admin.get<Binding>(`${RBAC}/clusterrolebindings/openmcp:${sa}:roleref:0`)).roleRef).toMatchObject({ kind: "ClusterRole", name: "edit" });
+    expect((await admin.get<Binding>(`${RBAC}/clusterrolebindings/openmcp:${sa}:permission:0`)).roleRef).toMatchObject({ kind: "ClusterRole", name: "rebind-b" });
+    expect(await outcome(admin.get(`${RBAC}/clusterroles/rebind-a`))).toBe(404);
+    const rebound = await issued("rebind");
+    expect(ar.status?.secretRef?.name).toBe("rebind.kubeconfig");
+    await allowed(() => clientOf(rebound).list("/api/v1/namespaces"), "namespaces listable");
+  });
+
+  it("gives a refusal by the workload cluster a reason of its own, with the API server's message", async () => {
+    const policy = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+    await admin.create(policy, {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: "no-refused-roles" },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: { resourceRules: [{ apiGroups: ["rbac.authorization.k8s.io"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["clusterroles"] }] },
+        validations: [{ expression: "object.metadata.name != 'refused-by-policy'", message: "this cluster refuses ClusterRoles named refused-by-policy" }],
+      },
+    });
+    await admin.create("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: "no-refused-roles" },
+      spec: { policyName: "no-refused-roles", validationActions: ["Deny"] },
+    });
+    const refusedRole = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "refused-by-policy" }, rules: listNamespaces.rules };
+    // The policy reaches admission through an informer, a moment after it is written.
+    await eventually(
+      async () => {
+        const result = await outcome(admin.request("POST", `${RBAC}/clusterroles`, { body: refusedRole, query: { dryRun: "All" } }));
+        return holds(result !== "ok", "the policy does not refuse yet");
+      },
+      { description: "admission policy in force" },
+    );
+
+    await requestAccess("refused", { clusterRef: healthy, token: { permissions: [{ name: "refused-by-policy", rules: listNamespaces.rules }] } });
+    const refused = await waitFor("refused", "Pending", "WorkloadClusterRejected");
+    expect(conditionOf(refused, "AccessGranted")?.message).toContain("this cluster refuses ClusterRoles named refused-by-policy");
+    expect(refused.status?.secretRef).toBeUndefined();
+  });
+
+  it("restores a deleted or edited access Secret at once, with a new token", async () => {
+    await requestAccess("restore", { clusterRef: healthy, token: { permissions: [listNamespaces] } });
+    await waitFor("restore", "Granted");
+    const first = (await issued("restore")).token;
+
+    await kube.delete(secretPath("restore.kubeconfig"));
+    const restored = await eventually(
+      async () => {
+        const result = await outcome(kube.get(secretPath("restore.kubeconfig")));
+        return holds(result === "ok", `Secret: ${result}`);
+      },
+      { description: "deleted Secret restored" },
+    );
+    expect(restored).toBeUndefined();
+    const second = (await issued("restore")).token;
+    expect(second).not.toBe(first);
+
+    await kube.request("PATCH", secretPath("restore.kubeconfig"), { body: { data: { token: base64("tampered") } }, contentType: MERGE });
+    const third = await eventually(
+      async () => {
+        const data = await issued("restore");
+        return holds(data.token !== "tampered" && data.token !== second, "Secret still edited", data);
+      },
+      { description: "edited Secret restored" },
+    );
+    await allowed(() => clientOf(third).list("/api/v1/namespaces"), "namespaces listable with the restored Secret");
+  });
+
+  it("keeps the grants of a Cluster that foreign finalizers hold, and denies them once Cluster API deletes it", async () => {
+    const hold = "test.openmcp.cloud/hold";
+    await createCluster("held", "Ready", adminKubeconfig);
+    await kube.request("PATCH", clusterPath("held"), { body: { metadata: { finalizers: [hold] } }, contentType: MERGE });
+    // Playing the cluster controller: the Cluster API Cluster it made, with Cluster API's finalizer.
+    const capiPath = objectPath(CAPI_CLUSTER, NAMESPACE, "held");
+    await kube.create(collectionPath(CAPI_CLUSTER, NAMESPACE), {
+      apiVersion: CAPI_CLUSTER.apiVersion,
+      kind: CAPI_CLUSTER.kind,
+      metadata: {
+        name: "held",
+        namespace: NAMESPACE,
+        labels: { [MANAGED_BY_LABEL]: "cluster-provider-capi", [OPENMCP_CLUSTER_NAME_LABEL]: "held", [OPENMCP_CLUSTER_NAMESPACE_LABEL]: NAMESPACE },
+        finalizers: ["cluster.cluster.x-k8s.io"],
+      },
+      spec: { paused: true },
+    });
+    await requestAccess("held-access", { clusterRef: { namespace: NAMESPACE, name: "held" }, token: { permissions: [listNamespaces] } });
+    await waitFor("held-access", "Granted");
+    const user = clientOf(await issued("held-access"));
+
+    await kube.delete(clusterPath("held"));
+    await kube.request("PATCH", `${clusterPath("held")}/status`, { body: { status: { phase: "Terminating" } }, contentType: MERGE });
+    const held = await waitForCondition("held-access", "ClusterReady", "False", "ClusterNotReady");
+    expect(held.status?.phase).toBe("Granted");
+    expect(held.status?.secretRef?.name).toBe("held-access.kubeconfig");
+    await allowed(() => user.list("/api/v1/namespaces"), "the grant still works");
+
+    await kube.delete(capiPath);
+    await waitFor("held-access", "Denied", "ClusterDeleting");
+    await eventually(async () => holds((await outcome(kube.get(secretPath("held-access.kubeconfig")))) === 404, "Secret still there"), { description: "Secret revoked" });
+
+    await kube.request("PATCH", capiPath, { body: { metadata: { finalizers: null } }, contentType: MERGE });
+    await kube.request("PATCH", clusterPath("held"), { body: { metadata: { finalizers: null } }, contentType: MERGE });
   });
 
   it("never shows a token in an AccessRequest's status, an Event or the provider's log", async () => {

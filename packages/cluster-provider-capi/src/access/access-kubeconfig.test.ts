@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { isDnsSubdomain } from "@edgeconnect/provisioning";
 import { parse } from "yaml";
-import { accessContextName, accessSecretData, accessSecretName, accessSecretTimes, accessTokenBasis, tokenKubeconfig } from "./access-kubeconfig.js";
+import { accessContextName, accessDataDigest, accessSecretData, accessSecretName, accessSecretTimes, accessTokenBasis, tokenKubeconfig } from "./access-kubeconfig.js";
 
 const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 const CLUSTER = { namespace: "project-a", name: "workload.eu" };
@@ -130,5 +130,26 @@ describe("accessSecretName", () => {
 
   it("refuses a name no AccessRequest can have", () => {
     expect(() => accessSecretName("Not_Valid")).toThrow(TypeError);
+  });
+});
+
+describe("accessDataDigest", () => {
+  const data = { kubeconfig: "apiVersion: v1", token: "t0k3n", host: "https://127.0.0.1:6443" };
+
+  it("does not depend on the order of the keys", () => {
+    expect(accessDataDigest({ host: data.host, token: data.token, kubeconfig: data.kubeconfig })).toBe(accessDataDigest(data));
+  });
+
+  it("changes with any value, added key or removed key", () => {
+    const digest = accessDataDigest(data);
+    expect(accessDataDigest({ ...data, token: "other" })).not.toBe(digest);
+    expect(accessDataDigest({ ...data, extra: "" })).not.toBe(digest);
+    expect(accessDataDigest({ kubeconfig: data.kubeconfig, token: data.token })).not.toBe(digest);
+    // Keys and values cannot be shifted into each other.
+    expect(accessDataDigest({ ab: "c" })).not.toBe(accessDataDigest({ a: "bc" }));
+  });
+
+  it("never contains the token", () => {
+    expect(accessDataDigest(data)).toMatch(/^[0-9a-f]{32}$/);
   });
 });

@@ -95,8 +95,9 @@ export const TOKEN_BASIS_ANNOTATION = "capi.clusters.edgeconnect.eu/token-basis"
 export interface TokenBasisInput {
   /** The request's `metadata.generation`: a changed spec gets a new token. */
   readonly generation: number;
-  readonly serviceAccount: { readonly namespace: string; readonly name: string };
-  readonly expirationSeconds: number;
+  /** Token access only: whose token, and for how long. */
+  readonly serviceAccount?: { readonly namespace: string; readonly name: string } | undefined;
+  readonly expirationSeconds?: number | undefined;
   readonly server: string;
   readonly caCrt?: string | undefined;
   readonly cluster: { readonly namespace: string; readonly name: string };
@@ -108,9 +109,9 @@ export function accessTokenBasis(input: TokenBasisInput): string {
     [
       "tokenbasis",
       String(input.generation),
-      input.serviceAccount.namespace,
-      input.serviceAccount.name,
-      String(input.expirationSeconds),
+      input.serviceAccount?.namespace ?? "",
+      input.serviceAccount?.name ?? "",
+      String(input.expirationSeconds ?? ""),
       input.server,
       input.caCrt ?? "",
       input.cluster.namespace,
@@ -118,6 +119,22 @@ export function accessTokenBasis(input: TokenBasisInput): string {
     ],
     16,
   );
+}
+
+/**
+ * Annotation on the Secret: `accessDataDigest` of the data it was written
+ * with. A Secret whose data no longer matches was edited by someone else,
+ * and gets a fresh token at once instead of at renewal.
+ */
+export const DATA_DIGEST_ANNOTATION = "capi.clusters.edgeconnect.eu/data-digest";
+
+/**
+ * A hash of the Secret's decoded data, keys sorted. The token in it is a
+ * signed JWT, far too long to guess from a hash, and the annotation is
+ * readable only by those who may read the data itself.
+ */
+export function accessDataDigest(data: Readonly<Record<string, string>>): string {
+  return shortHash(["accessdata", ...Object.keys(data).sort().flatMap((key) => [key, data[key] ?? ""])], 32);
 }
 
 const MAX_SUBDOMAIN = 253;
@@ -144,7 +161,8 @@ function parseUnixSeconds(text: string | undefined): Date | undefined {
   return new Date(Number(text) * 1000);
 }
 
-function isHttpsUrl(value: string): boolean {
+/** Whether `value` is an `https://` URL: where a kubeconfig may send credentials. */
+export function isHttpsUrl(value: string): boolean {
   try {
     return new URL(value).protocol === "https:";
   } catch {

@@ -8,6 +8,10 @@
  * same labels, so what a request no longer asks for can be found and
  * deleted (`staleObjects`). Namespaces the request has us create are not
  * labelled for cleanup: other objects may live in them.
+ *
+ * OIDC access (oidc-access.ts) makes its roles and bindings with the same
+ * building blocks (`requestScope`, `renderRole`, `checkRoleRef`,
+ * `renderBinding`), so both kinds go through the same apply and cleanup.
  */
 import { isDnsLabel, labelValue } from "@edgeconnect/provisioning";
 import { shortHash } from "@edgeconnect/provisioning";
@@ -116,23 +120,33 @@ export interface ServiceAccountSubject {
   namespace: string;
 }
 
-export interface RoleBinding {
+/** A user or group as the API server's authenticator names it (OIDC access binds these). */
+export interface UserOrGroupSubject {
+  kind: "User" | "Group";
+  apiGroup: typeof RBAC_GROUP;
+  name: string;
+}
+
+export type Subject = ServiceAccountSubject | UserOrGroupSubject;
+
+/** Token access binds its ServiceAccount only, hence the default. */
+export interface RoleBinding<S extends Subject = ServiceAccountSubject> {
   apiVersion: typeof RBAC_API_VERSION;
   kind: "RoleBinding";
   metadata: NamespacedMetadata;
   roleRef: { apiGroup: typeof RBAC_GROUP; kind: "Role"; name: string };
-  subjects: ServiceAccountSubject[];
+  subjects: S[];
 }
 
-export interface ClusterRoleBinding {
+export interface ClusterRoleBinding<S extends Subject = ServiceAccountSubject> {
   apiVersion: typeof RBAC_API_VERSION;
   kind: "ClusterRoleBinding";
   metadata: ClusterScopedMetadata;
   roleRef: { apiGroup: typeof RBAC_GROUP; kind: "ClusterRole"; name: string };
-  subjects: ServiceAccountSubject[];
+  subjects: S[];
 }
 
-export type AccessObject = ServiceAccount | Role | ClusterRole | RoleBinding | ClusterRoleBinding;
+export type AccessObject = ServiceAccount | Role | ClusterRole | RoleBinding<Subject> | ClusterRoleBinding<Subject>;
 
 export interface TokenAccess {
   serviceAccount: ServiceAccount;
@@ -146,9 +160,47 @@ export interface TokenAccess {
   selector: Record<string, string>;
 }
 
-/** A token spec that cannot be granted as it stands; the message says which field and why. */
+/**
+ * What token and OIDC access have in common, as the code that applies
+ * them, lists what exists and deletes what is stale takes them.
+ */
+export interface GrantedAccess {
+  readonly serviceAccount?: ServiceAccount | undefined;
+  readonly roles: readonly (Role | ClusterRole)[];
+  readonly bindings: readonly (RoleBinding<Subject> | ClusterRoleBinding<Subject>)[];
+  readonly namespaces: readonly string[];
+  readonly selector: Readonly<Record<string, string>>;
+}
+
+/** A token or OIDC spec that cannot be granted as it stands; the message says which field and why. */
 export class TokenAccessError extends Error {
   override readonly name = "TokenAccessError";
+}
+
+/** What every object of one request carries, whatever kind of access it asks for. */
+export interface RequestScope {
+  /** `<namespace>-<name>` of the request as far as it fits, then a hash of its identity: a DNS label. */
+  readonly baseName: string;
+  /** Labels (`matchLabels`) of every object of this request and no other. */
+  readonly selector: Record<string, string>;
+  /** A fresh copy of the labels of each object: the selector and the readable ones. */
+  labels(): Record<string, string>;
+}
+
+/** The names and labels of the objects of `request`: the same for a request recreated under the same name. */
+export function requestScope(request: AccessRequestIdentity): RequestScope {
+  const hash = shortHash(["accessrequest", request.environment, request.providerName, request.namespace, request.name], HASH_CHARS);
+  const selector = { ...MANAGED_BY, [ACCESS_REQUEST_LABEL]: hash };
+  return {
+    baseName: baseName(request, hash),
+    selector,
+    labels: () => ({
+      ...selector,
+      [ACCESS_REQUEST_NAMESPACE_LABEL]: labelValue(request.namespace),
+      [ACCESS_REQUEST_NAME_LABEL]: labelValue(request.name),
+      [ACCESS_REQUEST_UID_LABEL]: labelValue(request.uid),
+    }),
+  };
 }
 
 /**
@@ -161,72 +213,95 @@ export class TokenAccessError extends Error {
  */
 export function renderTokenAccess(spec: TokenSpec, request: AccessRequestIdentity, { serviceAccountNamespace }: TokenAccessOptions): TokenAccess {
   if (!isDnsLabel(serviceAccountNamespace)) throw new TypeError(`service account namespace ${JSON.stringify(serviceAccountNamespace)} is not a DNS-1123 label`);
-  const hash = shortHash(["accessrequest", request.environment, request.providerName, request.namespace, request.name], HASH_CHARS);
-  const selector = { ...MANAGED_BY, [ACCESS_REQUEST_LABEL]: hash };
-  const labels = (): Record<string, string> => ({
-    ...selector,
-    [ACCESS_REQUEST_NAMESPACE_LABEL]: labelValue(request.namespace),
-    [ACCESS_REQUEST_NAME_LABEL]: labelValue(request.name),
-    [ACCESS_REQUEST_UID_LABEL]: labelValue(request.uid),
-  });
+  const scope = requestScope(request);
+  const saName = scope.baseName;
+  const serviceAccount: ServiceAccount = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: saName, namespace: serviceAccountNamespace, labels: scope.labels() } };
+  const subjects = (): ServiceAccountSubject[] => [{ kind: "ServiceAccount", name: saName, namespace: serviceAccountNamespace }];
 
-  const saName = serviceAccountName(request, hash);
-  const serviceAccount: ServiceAccount = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: saName, namespace: serviceAccountNamespace, labels: labels() } };
-  const bind = (name: string, namespace: string, roleKind: "Role" | "ClusterRole", roleName: string): RoleBinding | ClusterRoleBinding => {
-    const subjects: ServiceAccountSubject[] = [{ kind: "ServiceAccount", name: saName, namespace: serviceAccountNamespace }];
-    return roleKind === "Role"
-      ? { apiVersion: RBAC_API_VERSION, kind: "RoleBinding", metadata: { name, namespace, labels: labels() }, roleRef: { apiGroup: RBAC_GROUP, kind: "Role", name: roleName }, subjects }
-      : { apiVersion: RBAC_API_VERSION, kind: "ClusterRoleBinding", metadata: { name, labels: labels() }, roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: roleName }, subjects };
-  };
-
+  const permissions = spec.permissions ?? [];
   const roles: (Role | ClusterRole)[] = [];
   const bindings: (RoleBinding | ClusterRoleBinding)[] = [];
-  const namespaces = new Set<string>();
-
-  (spec.permissions ?? []).forEach((permission, i) => {
-    const field = `spec.token.permissions[${i}]`;
-    const namespace = permission.namespace ?? "";
-    if (namespace !== "" && !isDnsLabel(namespace)) throw new TokenAccessError(`${field}.namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  permissions.forEach((permission, i) => {
     const generated = `openmcp:${saName}:permission:${i}`;
-    const roleName = permission.name === undefined || permission.name === "" ? generated : permission.name;
-    if (!isRbacName(roleName)) throw new TokenAccessError(`${field}.name ${JSON.stringify(roleName)} must not be "." or ".." nor contain "/" or "%"`);
-    const rules = permission.rules.map((rule, r) => renderRule(rule, `${field}.rules[${r}]`, namespace !== ""));
-    if (namespace === "") {
-      roles.push({ apiVersion: RBAC_API_VERSION, kind: "ClusterRole", metadata: { name: roleName, labels: labels() }, rules });
-      bindings.push(bind(generated, namespace, "ClusterRole", roleName));
-    } else {
-      roles.push({ apiVersion: RBAC_API_VERSION, kind: "Role", metadata: { name: roleName, namespace, labels: labels() }, rules });
-      bindings.push(bind(generated, namespace, "Role", roleName));
-      if (permission.disableAutomaticNamespaceCreation !== true) namespaces.add(namespace);
-    }
+    const role = renderRole(permission, `spec.token.permissions[${i}]`, generated, scope.labels());
+    roles.push(role);
+    bindings.push(renderBinding(generated, scope.labels(), roleRefOf(role), subjects()));
   });
-
   (spec.roleRefs ?? []).forEach((ref, i) => {
-    const field = `spec.token.roleRefs[${i}]`;
-    const namespace = ref.namespace ?? "";
-    if (ref.kind !== "Role" && ref.kind !== "ClusterRole") throw new TokenAccessError(`${field}.kind must be Role or ClusterRole, got ${JSON.stringify(ref.kind)}`);
-    if (!isRbacName(ref.name)) throw new TokenAccessError(`${field}.name ${JSON.stringify(ref.name)} must be non-empty, not "." or "..", and contain neither "/" nor "%"`);
-    if (ref.kind === "Role" && !isDnsLabel(namespace)) throw new TokenAccessError(`${field}.namespace must be the DNS-1123 label of the Role's namespace, got ${JSON.stringify(namespace)}`);
-    if (ref.kind === "ClusterRole" && namespace !== "") throw new TokenAccessError(`${field}.namespace must be empty for a ClusterRole, got ${JSON.stringify(namespace)}`);
-    bindings.push(bind(`openmcp:${saName}:roleref:${i}`, namespace, ref.kind, ref.name));
+    const roleRef = checkRoleRef(ref, `spec.token.roleRefs[${i}]`);
+    bindings.push(renderBinding(`openmcp:${saName}:roleref:${i}`, scope.labels(), roleRef, subjects()));
   });
+  assertDistinctRoles(roles, "permissions");
 
+  return { serviceAccount, roles, bindings, namespaces: namespacesToCreate(permissions), selector: scope.selector };
+}
+
+/**
+ * A Role for a permission with a namespace, a ClusterRole otherwise, named
+ * `permission.name` or else `generatedName`. `field` is the permission's
+ * path in the request, for the error.
+ */
+export function renderRole(permission: PermissionRequest, field: string, generatedName: string, labels: Record<string, string>): Role | ClusterRole {
+  const namespace = permission.namespace ?? "";
+  if (namespace !== "" && !isDnsLabel(namespace)) throw new TokenAccessError(`${field}.namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  const name = permission.name === undefined || permission.name === "" ? generatedName : permission.name;
+  if (!isRbacName(name)) throw new TokenAccessError(`${field}.name ${JSON.stringify(name)} must not be "." or ".." nor contain "/" or "%"`);
+  const rules = permission.rules.map((rule, r) => renderRule(rule, `${field}.rules[${r}]`, namespace !== ""));
+  return namespace === ""
+    ? { apiVersion: RBAC_API_VERSION, kind: "ClusterRole", metadata: { name, labels }, rules }
+    : { apiVersion: RBAC_API_VERSION, kind: "Role", metadata: { name, namespace, labels }, rules };
+}
+
+/** A role to bind: a Role lives in `namespace`, a ClusterRole has none (""). */
+export interface CheckedRoleRef {
+  readonly kind: "Role" | "ClusterRole";
+  readonly name: string;
+  readonly namespace: string;
+}
+
+/** `ref` if the API server would accept a binding to it; `field` is its path in the request, for the error. */
+export function checkRoleRef(ref: RoleRefRequest, field: string): CheckedRoleRef {
+  const namespace = ref.namespace ?? "";
+  if (ref.kind !== "Role" && ref.kind !== "ClusterRole") throw new TokenAccessError(`${field}.kind must be Role or ClusterRole, got ${JSON.stringify(ref.kind)}`);
+  if (!isRbacName(ref.name)) throw new TokenAccessError(`${field}.name ${JSON.stringify(ref.name)} must be non-empty, not "." or "..", and contain neither "/" nor "%"`);
+  if (ref.kind === "Role" && !isDnsLabel(namespace)) throw new TokenAccessError(`${field}.namespace must be the DNS-1123 label of the Role's namespace, got ${JSON.stringify(namespace)}`);
+  if (ref.kind === "ClusterRole" && namespace !== "") throw new TokenAccessError(`${field}.namespace must be empty for a ClusterRole, got ${JSON.stringify(namespace)}`);
+  return { kind: ref.kind, name: ref.name, namespace };
+}
+
+/** A RoleBinding, in the Role's namespace, for a Role; a ClusterRoleBinding for a ClusterRole. */
+export function renderBinding<S extends Subject>(name: string, labels: Record<string, string>, role: CheckedRoleRef, subjects: S[]): RoleBinding<S> | ClusterRoleBinding<S> {
+  return role.kind === "Role"
+    ? { apiVersion: RBAC_API_VERSION, kind: "RoleBinding", metadata: { name, namespace: role.namespace, labels }, roleRef: { apiGroup: RBAC_GROUP, kind: "Role", name: role.name }, subjects }
+    : { apiVersion: RBAC_API_VERSION, kind: "ClusterRoleBinding", metadata: { name, labels }, roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: role.name }, subjects };
+}
+
+/** The namespaces of `permissions` that do not disable their creation, once each, in order of first mention. */
+export function namespacesToCreate(permissions: readonly PermissionRequest[]): string[] {
+  const namespaces = permissions.filter((p) => p.disableAutomaticNamespaceCreation !== true).map((p) => p.namespace ?? "");
+  return [...new Set(namespaces.filter((ns) => ns !== ""))];
+}
+
+/** Two entries of a request making one object would overwrite each other on every pass; `what` names the entries. */
+export function assertDistinctRoles(roles: readonly (Role | ClusterRole)[], what: string): void {
   const seen = new Set<string>();
   for (const role of roles) {
     const key = accessObjectKey(role);
     if (seen.has(key)) {
       const where = role.kind === "Role" ? ` in namespace ${JSON.stringify(role.metadata.namespace)}` : "";
-      throw new TokenAccessError(`two permissions would make the ${role.kind} ${JSON.stringify(role.metadata.name)}${where}; give them different names`);
+      throw new TokenAccessError(`two ${what} would make the ${role.kind} ${JSON.stringify(role.metadata.name)}${where}; give them different names`);
     }
     seen.add(key);
   }
-
-  return { serviceAccount, roles, bindings, namespaces: [...namespaces], selector };
 }
 
-/** The objects of `access` in the order to apply them: the ServiceAccount, the roles, then the bindings that refer to both. */
-export function accessObjects(access: TokenAccess): AccessObject[] {
-  return [access.serviceAccount, ...access.roles, ...access.bindings];
+function roleRefOf(role: Role | ClusterRole): CheckedRoleRef {
+  return { kind: role.kind, name: role.metadata.name, namespace: role.kind === "Role" ? role.metadata.namespace : "" };
+}
+
+/** The objects of `access` in the order to apply them: the ServiceAccount (token access), the roles, then the bindings that refer to both. */
+export function accessObjects(access: GrantedAccess): AccessObject[] {
+  return [...(access.serviceAccount === undefined ? [] : [access.serviceAccount]), ...access.roles, ...access.bindings];
 }
 
 export interface ExistingObject {
@@ -246,12 +321,12 @@ export function managedByRequest(obj: Pick<ExistingObject, "metadata">, selector
  * but are no longer part of it, for deletion. Objects of other requests
  * and objects we did not make are never returned, whatever the caller listed.
  */
-export function staleObjects<T extends ExistingObject>(existing: readonly T[], desired: TokenAccess): T[] {
+export function staleObjects<T extends ExistingObject>(existing: readonly T[], desired: GrantedAccess): T[] {
   const wanted = new Set(accessObjects(desired).map(accessObjectKey));
   return existing.filter((o) => managedByRequest(o, desired.selector) && !wanted.has(objectKey(o.kind, o.metadata?.namespace, o.metadata?.name ?? "")));
 }
 
-function serviceAccountName(request: AccessRequestIdentity, hash: string): string {
+function baseName(request: AccessRequestIdentity, hash: string): string {
   const readable = `${request.namespace}-${request.name}`
     .toLowerCase()
     .replace(/[^a-z0-9-]/g, "-")
