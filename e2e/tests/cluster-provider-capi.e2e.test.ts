@@ -25,10 +25,12 @@ import {
   ACCESS_REQUEST,
   CAPI_CLUSTER,
   CLUSTER_PROFILE,
+  collectionPath,
   CORE_PROVIDER,
   INFRASTRUCTURE_PROVIDER,
   objectPath,
   OPENMCP_CLUSTER,
+  PROVIDER_CONFIG,
   type ClusterProfileV1alpha1,
 } from "@edgeconnect/capi-provider-api";
 import { OpenMcpPlatform, type Conditioned } from "@edgeconnect/demo";
@@ -105,7 +107,12 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
     const cluster = await platform.waitForPhase(clusterPath, "Ready", 400_000);
     console.error(`openMCP Cluster Ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     expect(cluster.metadata?.labels).toMatchObject({ "clusters.openmcp.cloud/provider": "capi", "clusters.openmcp.cloud/k8sversion": "1.37.0" });
-    expect(cluster.status?.endpoints).toEqual([{ name: "apiserver-external", url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/) as unknown as string }]);
+    expect(cluster.status?.endpoints).toEqual([
+      { name: "apiserver-external", url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/) as unknown as string },
+      // From the kubeconfig Cluster API wrote for the management cluster.
+      { name: "apiserver-internal", url: expect.stringMatching(/^https:\/\//) as unknown as string },
+    ]);
+    expect(cluster.status?.providerStatus).toMatchObject({ kind: "ClusterStatus", clusterApiCluster: { kind: "Cluster", namespace: NAMESPACE, name: CLUSTER } });
     const capi = await client.get<Conditioned>(objectPath(CAPI_CLUSTER, NAMESPACE, CLUSTER));
     expect(capi.status?.conditions?.find((c) => c.type === "Available")?.status).toBe("True");
   }, 500_000);
@@ -149,6 +156,35 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
     await client.delete(objectPath(OPENMCP_CLUSTER, NAMESPACE, "typo"));
     await waitUntilGone(client, objectPath(OPENMCP_CLUSTER, NAMESPACE, "typo"), { timeoutMs: 60_000 });
   }, 120_000);
+
+  it("Cluster API's webhooks refusing a Cluster API Cluster give ClusterConfigured=False InvalidTemplate with their message", async () => {
+    const inMemory = await client.get<KubeObject & { spec: { kubernetesVersions: unknown; template: { clusterClass: { variables?: unknown[] } } } }>(platform.providerConfigPath("in-memory"));
+    const clusterClass = inMemory.spec.template.clusterClass;
+    const variables = [...(clusterClass.variables ?? []), { name: "notDefinedByTheClass", value: "x" }];
+    await client.create(collectionPath(PROVIDER_CONFIG), {
+      apiVersion: PROVIDER_CONFIG.apiVersion,
+      kind: PROVIDER_CONFIG.kind,
+      metadata: { name: "refused" },
+      spec: { providerRef: { name: platform.providerName }, kubernetesVersions: inMemory.spec.kubernetesVersions, template: { clusterClass: { ...clusterClass, variables } } },
+    });
+    await platform.waitForPhase(platform.providerConfigPath("refused"), "Ready", 60_000);
+    await platform.createCluster(NAMESPACE, "refused", `${platform.environment}.${platform.providerName}.refused`);
+    const refused = await eventually(
+      async () => {
+        const obj = await client.get<Conditioned>(objectPath(OPENMCP_CLUSTER, NAMESPACE, "refused"));
+        const configured = obj.status?.conditions?.find((c) => c.type === "ClusterConfigured");
+        return holds(configured?.reason === "InvalidTemplate", "no ClusterConfigured InvalidTemplate yet", configured);
+      },
+      { timeoutMs: 60_000, description: "ClusterConfigured InvalidTemplate" },
+    );
+    expect(refused).toMatchObject({ status: "False" });
+    expect(refused.message).toContain("notDefinedByTheClass");
+    expect(await httpStatus(client, objectPath(CAPI_CLUSTER, NAMESPACE, "refused"))).toBe(404);
+    await client.delete(objectPath(OPENMCP_CLUSTER, NAMESPACE, "refused"));
+    await waitUntilGone(client, objectPath(OPENMCP_CLUSTER, NAMESPACE, "refused"), { timeoutMs: 60_000 });
+    await client.delete(platform.providerConfigPath("refused"));
+    await waitUntilGone(client, platform.providerConfigPath("refused"), { timeoutMs: 60_000 });
+  }, 200_000);
 
   it("deleting the AccessRequest, the Cluster and the ProviderConfig cleans up everything", async () => {
     const workload = platform.workload.adminClient();

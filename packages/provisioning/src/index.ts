@@ -159,7 +159,7 @@ export {
   type ObservedClusterApiCluster,
 } from "./cluster-api/cluster-readiness.js";
 export { clusterApiKubeconfigSecret, type ClusterApiKubeconfigSecret } from "./cluster-api/kubeconfig-secret.js";
-export { newestClusterApiVersion, normalizeClusterApiVersion, supportsVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";
+export { normalizeClusterApiVersion, type SupportedVersion } from "./cluster-api/kubernetes-version.js";
 export { templateSetVersion, type TemplateSetVersion, type TemplateSetVersionRequest } from "./template-set/template-set-version.js";
 export { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet, type TemplateSetObjects, type TemplateSetObjectsInput } from "./template-set/template-set-objects.js";
 export { shortHash } from "./hashing/short-hash.js";

@@ -6,14 +6,26 @@
  * template's objects), Ready with its endpoint once Cluster API reports it
  * available; bad input gets a condition and nothing else; another provider's
  * Clusters and a foreign Cluster API Cluster are left alone; deletion waits
- * for the other finalizers, then for Cluster API.
+ * for the other finalizers, then for Cluster API. Versions follow the one
+ * policy of `templateSetVersion`; the API server's admission refusals, kinds
+ * not served yet and names in spec.clusterConfigs each get a condition;
+ * template objects are pruned and cleaned up as recorded at apply.
  *
  * No Cluster API manager runs here: where a test needs a Cluster API
  * Cluster's status, endpoint or finalizer, it writes it, playing Cluster API.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { CAPI_CLUSTER, CLUSTER_PROFILE, collectionPath, objectPath, OPENMCP_CLUSTER, PROVIDER_CONFIG, type ProviderConfigV1alpha1Spec } from "@edgeconnect/capi-provider-api";
-import { getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import {
+  CAPI_CLUSTER,
+  CLUSTER_PROFILE,
+  collectionPath,
+  INFRASTRUCTURE_PROVIDER,
+  objectPath,
+  OPENMCP_CLUSTER,
+  PROVIDER_CONFIG,
+  type ProviderConfigV1alpha1Spec,
+} from "@edgeconnect/capi-provider-api";
+import { getIfPresent, HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { applyCrds, connectFromEnv, eventually, holds, waitForObject, waitUntilGone } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -46,13 +58,13 @@ const FOREIGN_FINALIZER = "request.clusters.openmcp.cloud/x";
  * the version of a v1beta2 reference's kind.
  */
 const TEST_GROUP = "infrastructure.test.edgeconnect.eu";
-const TEST_INFRA_CRD: KubeObject = {
+const infraCrd = (kind: string): KubeObject => ({
   apiVersion: "apiextensions.k8s.io/v1",
   kind: "CustomResourceDefinition",
-  metadata: { name: `testinfraclusters.${TEST_GROUP}`, labels: { "cluster.x-k8s.io/v1beta2": "v1alpha1" } },
+  metadata: { name: `${kind.toLowerCase()}s.${TEST_GROUP}`, labels: { "cluster.x-k8s.io/v1beta2": "v1alpha1" } },
   spec: {
     group: TEST_GROUP,
-    names: { kind: "TestInfraCluster", listKind: "TestInfraClusterList", plural: "testinfraclusters", singular: "testinfracluster" },
+    names: { kind, listKind: `${kind}List`, plural: `${kind.toLowerCase()}s`, singular: kind.toLowerCase() },
     scope: "Namespaced",
     versions: [
       {
@@ -72,7 +84,10 @@ const TEST_INFRA_CRD: KubeObject = {
       },
     ],
   },
-};
+});
+const TEST_INFRA_CRD = infraCrd("TestInfraCluster");
+/** Installed only once a test has seen Clusters wait for it. */
+const LATE_INFRA_CRD = infraCrd("LateInfraCluster");
 
 /** Offered in this order: the default must be the newest that is not deprecated, neither the first nor the newest. */
 const VERSIONS: ProviderConfigV1alpha1Spec["kubernetesVersions"] = [{ version: "1.33.5" }, { version: "1.35.0", deprecated: true }, { version: "1.34.1" }];
@@ -124,17 +139,23 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
   const capiPath = (name: string): string => objectPath(CAPI_CLUSTER, namespace, name);
   const infraPath = (name: string): string => `/apis/${TEST_GROUP}/v1alpha1/namespaces/${namespace}/testinfraclusters/${name}`;
 
-  async function createConfig(name: string, template: ProviderConfigV1alpha1Spec["template"]): Promise<void> {
-    const spec: ProviderConfigV1alpha1Spec = { providerRef: { name: PROVIDER_NAME }, kubernetesVersions: VERSIONS, template };
+  async function createConfig(name: string, template: ProviderConfigV1alpha1Spec["template"], extra: Partial<ProviderConfigV1alpha1Spec> = {}): Promise<void> {
+    const spec: ProviderConfigV1alpha1Spec = { providerRef: { name: PROVIDER_NAME }, kubernetesVersions: VERSIONS, template, ...extra };
     await kube.create(collectionPath(PROVIDER_CONFIG), { apiVersion: PROVIDER_CONFIG.apiVersion, kind: PROVIDER_CONFIG.kind, metadata: { name }, spec });
   }
 
-  async function createCluster(name: string, profile: string, extra: { version?: string; finalizers?: string[] } = {}): Promise<void> {
+  async function createCluster(name: string, profile: string, extra: { version?: string; finalizers?: string[]; clusterConfigs?: string[] } = {}): Promise<void> {
     await kube.create(collectionPath(OPENMCP_CLUSTER, namespace), {
       apiVersion: OPENMCP_CLUSTER.apiVersion,
       kind: OPENMCP_CLUSTER.kind,
       metadata: { name, namespace, ...(extra.finalizers === undefined ? {} : { finalizers: extra.finalizers }) },
-      spec: { profile, tenancy: "Exclusive", purposes: ["test"], ...(extra.version === undefined ? {} : { kubernetes: { version: extra.version } }) },
+      spec: {
+        profile,
+        tenancy: "Exclusive",
+        purposes: ["test"],
+        ...(extra.version === undefined ? {} : { kubernetes: { version: extra.version } }),
+        ...(extra.clusterConfigs === undefined ? {} : { clusterConfigs: extra.clusterConfigs.map((n) => ({ name: n })) }),
+      },
     });
   }
 
@@ -177,6 +198,30 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
   const configured = (name: string, reason: string): Promise<OpenMcpCluster> =>
     until<OpenMcpCluster>(clusterPath(name), `Cluster ${name} ClusterConfigured ${reason}`, (c) => conditionOf(c, "ClusterConfigured")?.reason === reason);
 
+  /** Playing Cluster API: the Cluster API Cluster available at its current generation. */
+  async function reportAvailable(name: string): Promise<void> {
+    const generation = (await kube.get<CapiCluster>(capiPath(name))).metadata.generation;
+    await patch(`${capiPath(name)}/status`, {
+      status: {
+        observedGeneration: generation,
+        conditions: [{ type: "Available", status: "True", reason: "Available", message: "", observedGeneration: generation, lastTransitionTime: new Date().toISOString() }],
+      },
+    });
+  }
+
+  /** Asks for a reconcile of the Cluster and waits until it is done: the controller clears the annotation after it applied. */
+  async function reconciled(name: string): Promise<OpenMcpCluster> {
+    await patch(clusterPath(name), { metadata: { annotations: { "openmcp.cloud/operation": "reconcile" } } });
+    return until<OpenMcpCluster>(clusterPath(name), `Cluster ${name} reconciled`, (c) => c.metadata.annotations?.["openmcp.cloud/operation"] === undefined);
+  }
+
+  /** Waits until the config controller has published the config's versions: the shared caches have the config's change. */
+  async function profileOffers(config: string, versions: string[]): Promise<void> {
+    await until<KubeObject & { spec?: { supportedVersions?: { version: string }[] } }>(objectPath(CLUSTER_PROFILE, undefined, profileOf(config)), `profile of ${config} offering ${versions.join(", ")}`, (p) =>
+      JSON.stringify((p.spec?.supportedVersions ?? []).map((v) => v.version)) === JSON.stringify(versions),
+    );
+  }
+
   it("makes a Cluster API Cluster from the ClusterClass template and is Ready with its endpoint once Cluster API reports it available", async () => {
     const name = `class-${run}`;
     await createCluster(name, profileOf(classConfig));
@@ -203,20 +248,57 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
       workers: { machineDeployments: [{ class: "default-worker", name: "md-0", replicas: 1 }] },
     });
 
-    // Playing Cluster API: the control plane's endpoint, then the Cluster available at its new generation.
+    // Playing Cluster API: the control plane's endpoint, its kubeconfig for the management cluster, then the Cluster available at its new generation.
     await patch(capiPath(name), { spec: { controlPlaneEndpoint: { host: "192.0.2.10", port: 6443 } } });
-    const generation = (await kube.get<CapiCluster>(capiPath(name))).metadata.generation;
-    await patch(`${capiPath(name)}/status`, {
-      status: {
-        observedGeneration: generation,
-        conditions: [{ type: "Available", status: "True", reason: "Available", message: "", observedGeneration: generation, lastTransitionTime: new Date().toISOString() }],
-      },
+    const token = `capi-admin-token-${run}`;
+    const kubeconfig = [
+      "apiVersion: v1",
+      "kind: Config",
+      "current-context: admin",
+      "contexts: [{name: admin, context: {cluster: c, user: admin}}]",
+      "clusters: [{name: c, cluster: {server: 'https://10.96.7.7:6443'}}]",
+      `users: [{name: admin, user: {token: ${token}}}]`,
+    ].join("\n");
+    await kube.create(`/api/v1/namespaces/${namespace}/secrets`, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: `${name}-kubeconfig`, namespace },
+      data: { value: Buffer.from(kubeconfig).toString("base64") },
     });
+    await patch(`${capiPath(name)}/status`, { status: { phase: "Provisioned" } });
+    await reportAvailable(name);
 
-    const ready = await until<OpenMcpCluster>(clusterPath(name), "the Cluster Ready", (c) => c.status?.phase === "Ready");
+    const ready = await until<OpenMcpCluster>(clusterPath(name), "the Cluster Ready", (c) => c.status?.phase === "Ready" && (c.status.endpoints ?? []).length === 2);
     expect(conditionOf(ready, "ClusterReady")?.status).toBe("True");
-    expect(ready.status?.endpoints).toEqual([{ name: "apiserver-external", url: "https://192.0.2.10:6443" }]);
+    expect(conditionOf(ready, "ClusterConfigsApplied")).toMatchObject({ status: "True", reason: "NoneRequested" });
+    expect(ready.status?.endpoints).toEqual([
+      { name: "apiserver-external", url: "https://192.0.2.10:6443" },
+      { name: "apiserver-internal", url: "https://10.96.7.7:6443" },
+    ]);
+    expect(ready.status?.providerStatus).toEqual({
+      apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1",
+      kind: "ClusterStatus",
+      clusterApiCluster: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", namespace, name },
+      clusterClass: "in-memory",
+      phase: "Provisioned",
+    });
+    expect(ready.metadata.annotations?.["clusters.openmcp.cloud/providerinfo"]).toBe("ClusterClass in-memory");
+    expect(JSON.stringify(ready)).not.toContain(token);
     expect(ready.status?.observedGeneration).toBe(ready.metadata.generation);
+  });
+
+  it("applies what it can of a Cluster naming spec.clusterConfigs and says that those are not applied, until they are removed", async () => {
+    const name = `configs-${run}`;
+    await createCluster(name, profileOf(classConfig), { clusterConfigs: ["audit", "oidc"] });
+
+    const told = await until<OpenMcpCluster>(clusterPath(name), "ClusterConfigsApplied False", (c) => conditionOf(c, "ClusterConfigsApplied")?.status === "False");
+    expect(conditionOf(told, "ClusterConfigsApplied")).toMatchObject({ reason: "ClusterConfigsNotSupported" });
+    expect(conditionOf(told, "ClusterConfigsApplied")?.message).toContain("audit, oidc");
+    expect(told.status?.phase).toBe("Progressing");
+    expect((await kube.get<CapiCluster>(capiPath(name))).spec?.topology?.version).toBe("v1.34.1");
+
+    await patch(clusterPath(name), { spec: { clusterConfigs: null } });
+    await until<OpenMcpCluster>(clusterPath(name), "ClusterConfigsApplied True", (c) => conditionOf(c, "ClusterConfigsApplied")?.status === "True");
   });
 
   it("creates an objects template's resources with the Cluster's name, refers the Cluster API Cluster to them, and removes them after it", async () => {
@@ -264,7 +346,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     const cases = [
       { name: noProfile, reason: "ProfileNotFound", mentions: [missingProfile] },
       { name: noConfig, reason: "ProviderConfigNotFound", mentions: [`missing-${run}`, handMade] },
-      { name: badVersion, reason: "UnsupportedVersion", mentions: ["1.30.0", "choose one of 1.33.5, 1.35.0, 1.34.1"] },
+      { name: badVersion, reason: "UnsupportedVersion", mentions: [`profile ${profileOf(classConfig)} offers no Kubernetes 1.30.0; set kubernetes.version to one of v1.35.0 (deprecated), v1.34.1, v1.33.5`] },
     ];
     for (const { name, reason, mentions } of cases) {
       const cluster = await configured(name, reason);
@@ -334,6 +416,170 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
 
     await removeFinalizer(capiPath(name), CAPI_FINALIZER);
     await gone(capiPath(name), "the Cluster API Cluster deleted");
+    await gone(clusterPath(name), "the Cluster deleted");
+  });
+
+  it("keeps a running Cluster's version while offers come and go, resolves a minor to its newest patch, upgrades when asked and refuses a downgrade", async () => {
+    const config = `versions-${run}`;
+    await createConfig(config, { clusterClass: { name: "in-memory" } }, { kubernetesVersions: [{ version: "1.33.4" }, { version: "1.33.5" }, { version: "1.34.1" }] });
+    await until<ProviderConfig>(objectPath(PROVIDER_CONFIG, undefined, config), `ProviderConfig ${config} Ready`, (c) => c.status?.phase === "Ready");
+    const name = `versions-${run}`;
+    await createCluster(name, profileOf(config), { version: "1.33" });
+    await configured(name, "Applied");
+    expect((await kube.get<CapiCluster>(capiPath(name))).spec?.topology?.version).toBe("v1.33.5");
+    await reportAvailable(name);
+    await until<OpenMcpCluster>(clusterPath(name), "the Cluster Ready", (c) => c.status?.phase === "Ready");
+
+    const offer = async (versions: string[]): Promise<void> => {
+      await patch(objectPath(PROVIDER_CONFIG, undefined, config), { spec: { kubernetesVersions: versions.map((version) => ({ version })) } });
+      await profileOffers(config, versions);
+    };
+    // A newer patch of the running minor is offered: nothing is upgraded by that alone.
+    await offer(["1.33.4", "1.33.5", "1.33.9", "1.34.1"]);
+    let after = await reconciled(name);
+    expect((await kube.get<CapiCluster>(capiPath(name))).spec?.topology?.version).toBe("v1.33.5");
+    expect(after.metadata.labels?.["clusters.openmcp.cloud/k8sversion"]).toBe("1.33.5");
+    // The running version is no longer offered: nothing is downgraded, and the Cluster stays Ready.
+    await offer(["1.34.1"]);
+    after = await reconciled(name);
+    expect((await kube.get<CapiCluster>(capiPath(name))).spec?.topology?.version).toBe("v1.33.5");
+    expect(conditionOf(after, "ClusterConfigured")?.reason).toBe("Applied");
+    expect(after.status?.phase).toBe("Ready");
+
+    await patch(clusterPath(name), { spec: { kubernetes: { version: "1.34" } } });
+    await until<CapiCluster>(capiPath(name), "the Cluster API Cluster upgraded", (c) => c.spec?.topology?.version === "v1.34.1");
+    await until<OpenMcpCluster>(clusterPath(name), "the version label upgraded", (c) => c.metadata.labels?.["clusters.openmcp.cloud/k8sversion"] === "1.34.1");
+    await reportAvailable(name);
+    await until<OpenMcpCluster>(clusterPath(name), "the Cluster Ready again", (c) => c.status?.phase === "Ready");
+
+    await offer(["1.33.5", "1.34.1"]);
+    await patch(clusterPath(name), { spec: { kubernetes: { version: "1.33" } } });
+    const refused = await configured(name, "UnsupportedChange");
+    expect(conditionOf(refused, "ClusterConfigured")?.message).toBe("kubernetes.version cannot change from v1.34.1 to 1.33 in place; set it back to v1.34.1");
+    expect(conditionOf(refused, "ClusterReady")?.status).toBe("True");
+    expect(refused.status?.observedGeneration).toBe(refused.metadata.generation);
+    expect((await kube.get<CapiCluster>(capiPath(name))).spec?.topology?.version).toBe("v1.34.1");
+  });
+
+  it("reports the API server's refusal of the Cluster API Cluster as InvalidTemplate with its message, scrubbed, in a status of the current generation", async () => {
+    const policy = `capi-region-${run}`;
+    const secret = `Bearer admission-secret-${run}-0123456789`;
+    await kube.create("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: policy },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: { resourceRules: [{ apiGroups: ["cluster.x-k8s.io"], apiVersions: ["*"], operations: ["CREATE", "UPDATE"], resources: ["clusters"] }] },
+        validations: [
+          {
+            expression: "!has(object.spec.topology) || !has(object.spec.topology.variables) || object.spec.topology.variables.all(v, v.name != 'region' || v.value != 'forbidden')",
+            message: `region forbidden is not offered here (${secret})`,
+            reason: "Invalid",
+          },
+        ],
+      },
+    });
+    await kube.create("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: policy },
+      spec: { policyName: policy, validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } } } },
+    });
+    const config = `refused-${run}`;
+    await createConfig(config, { clusterClass: { name: "in-memory", variables: [{ name: "region", value: "forbidden" }] } });
+    await until<ProviderConfig>(objectPath(PROVIDER_CONFIG, undefined, config), `ProviderConfig ${config} Ready`, (c) => c.status?.phase === "Ready");
+    // The API server enforces a new policy once it has loaded it.
+    await eventually(
+      async () => {
+        const probe = { apiVersion: CAPI_CLUSTER.apiVersion, kind: CAPI_CLUSTER.kind, metadata: { name: `probe-${run}`, namespace }, spec: { topology: { classRef: { name: "x" }, version: "v1.34.1", variables: [{ name: "region", value: "forbidden" }] } } };
+        const answer = await kube.request("POST", collectionPath(CAPI_CLUSTER, namespace), { body: probe, query: { dryRun: "All" } }).then(
+          () => "created",
+          (err: unknown) => (err instanceof HttpStatusError ? `${err.status} ${err.statusObject?.message ?? ""}` : String(err)),
+        );
+        return holds(answer.startsWith("422") && answer.includes(policy), `dry run answered ${answer}`);
+      },
+      { timeoutMs: 30_000, description: "the admission policy enforced" },
+    );
+
+    const name = `refused-${run}`;
+    await createCluster(name, profileOf(config));
+    const refused = await configured(name, "InvalidTemplate");
+    const condition = conditionOf(refused, "ClusterConfigured");
+    expect(condition?.status).toBe("False");
+    expect(condition?.message).toContain("region forbidden is not offered here");
+    expect(condition?.message).toContain(policy);
+    expect(condition?.message).not.toContain(`admission-secret-${run}`);
+    expect(refused.status?.observedGeneration).toBe(refused.metadata.generation);
+    expect(refused.status?.phase).toBe("Progressing");
+    expect(await getIfPresent(kube, capiPath(name))).toBeUndefined();
+  });
+
+  it("waits with ProvidersNotReady while template kinds are not served, and applies once the config's providers are ready", async () => {
+    const config = `late-${run}`;
+    const provider = `late-${run}`;
+    await createConfig(
+      config,
+      {
+        objects: {
+          infrastructureRef: { apiGroup: TEST_GROUP, kind: "LateInfraCluster", name: "${CLUSTER_NAME}" },
+          resources: [{ apiVersion: `${TEST_GROUP}/v1alpha1`, kind: "LateInfraCluster", metadata: { name: "${CLUSTER_NAME}" }, spec: { zone: "eu-de-02" } }],
+        },
+      },
+      { providers: { infrastructure: [{ name: provider, version: "v0.1.0" }] } },
+    );
+    const installing = await until<ProviderConfig>(objectPath(PROVIDER_CONFIG, undefined, config), `ProviderConfig ${config} installing`, (c) => (c.status?.providers ?? []).length === 1);
+    const declared = installing.status?.providers?.[0];
+
+    const name = `late-${run}`;
+    await createCluster(name, profileOf(config));
+    const waiting = await configured(name, "ProvidersNotReady");
+    expect(conditionOf(waiting, "ClusterConfigured")?.status).toBe("False");
+    expect(conditionOf(waiting, "ClusterConfigured")?.message).toContain(`LateInfraCluster (${TEST_GROUP}/v1alpha1)`);
+    expect(conditionOf(waiting, "ClusterConfigured")?.message).toContain(config);
+    expect(await getIfPresent(kube, capiPath(name))).toBeUndefined();
+
+    // Playing the Cluster API Operator: the provider's CRDs arrive, then it reports the provider installed and ready.
+    await applyCrds(kube, [LATE_INFRA_CRD]);
+    const lastTransitionTime = new Date().toISOString();
+    await patch(`${objectPath(INFRASTRUCTURE_PROVIDER, declared?.namespace, provider)}/status`, {
+      status: {
+        installedVersion: "v0.1.0",
+        conditions: [
+          { type: "ProviderInstalled", status: "True", reason: "Installed", message: "", lastTransitionTime },
+          { type: "Ready", status: "True", reason: "Ready", message: "", lastTransitionTime },
+        ],
+      },
+    });
+    await configured(name, "Applied");
+    expect((await kube.get<CapiCluster>(capiPath(name))).spec?.infrastructureRef).toEqual({ apiGroup: TEST_GROUP, kind: "LateInfraCluster", name });
+  });
+
+  it("prunes what a live Cluster's template no longer makes, and at deletion removes what was applied though today's config no longer renders", async () => {
+    const config = `prune-${run}`;
+    const infra = { apiVersion: `${TEST_GROUP}/v1alpha1`, kind: "TestInfraCluster", metadata: { name: "${CLUSTER_NAME}" }, spec: { zone: "eu-de-01" } };
+    const extra = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "${CLUSTER_NAME}-extra" }, data: { purpose: "pruned later" } };
+    const objects = (resources: Record<string, unknown>[], infrastructureName = "${CLUSTER_NAME}"): ProviderConfigV1alpha1Spec["template"] => ({
+      objects: { infrastructureRef: { apiGroup: TEST_GROUP, kind: "TestInfraCluster", name: infrastructureName }, resources },
+    });
+    await createConfig(config, objects([infra, extra]));
+    await until<ProviderConfig>(objectPath(PROVIDER_CONFIG, undefined, config), `ProviderConfig ${config} Ready`, (c) => c.status?.phase === "Ready");
+    const name = `prune-${run}`;
+    const extraPath = `/api/v1/namespaces/${namespace}/configmaps/${name}-extra`;
+    await createCluster(name, profileOf(config));
+    await configured(name, "Applied");
+    await expect(kube.get(extraPath)).resolves.toBeDefined();
+    await expect(kube.get(infraPath(name))).resolves.toBeDefined();
+
+    await patch(objectPath(PROVIDER_CONFIG, undefined, config), { spec: { template: objects([infra]) } });
+    await gone(extraPath, "the ConfigMap the template dropped pruned");
+    await expect(kube.get(infraPath(name))).resolves.toBeDefined();
+
+    // Today's config renders nothing for this Cluster; what it was made of is still known.
+    await patch(objectPath(PROVIDER_CONFIG, undefined, config), { spec: { template: objects([infra], "${NOT_DEFINED}") } });
+    await configured(name, "InvalidTemplate");
+    await kube.delete(clusterPath(name));
+    await gone(infraPath(name), "the applied TestInfraCluster deleted");
     await gone(clusterPath(name), "the Cluster deleted");
   });
 });

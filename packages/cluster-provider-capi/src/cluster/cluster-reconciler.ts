@@ -5,27 +5,36 @@
  * profile's ProviderConfig template by @edgeconnect/provisioning.
  *
  * Per reconcile (level-triggered; the platform cluster is the only state):
- * 1. resolve profile → ProviderConfig → Kubernetes version; each gap is a
- *    `ClusterConfigured=False` condition that says what to change, and
- *    nothing is applied;
- * 2. apply the template's objects, then the Cluster API Cluster;
- * 3. report: `ClusterReady` from the Cluster API Cluster's `Available`,
- *    the `apiserver-external` endpoint, the provider and version labels,
- *    `observedGeneration` and `phase` on every write.
+ * 1. resolve profile → ProviderConfig → Kubernetes version (the one policy
+ *    of `templateSetVersion`, from the version the Cluster API Cluster
+ *    runs); each gap is a `ClusterConfigured=False` condition that says what
+ *    to change, and nothing is applied;
+ * 2. wait, with `ClusterConfigured=False` reason `ProvidersNotReady`, while
+ *    the API server serves none of some template kinds (their providers are
+ *    not installed yet); the config's providers turning ready wakes it;
+ * 3. record the template objects about to be applied on the Cluster (see
+ *    applied-objects.ts), apply them, then the Cluster API Cluster; the API
+ *    server refusing either (admission: webhooks, CEL, schema) is
+ *    `ClusterConfigured=False` reason `InvalidTemplate` with its message;
+ *    then prune what the template no longer makes;
+ * 4. report on every write, also when something above failed, from the
+ *    Cluster API Cluster as it is: `ClusterReady` from its `Available`, the
+ *    endpoints, the provider status, the provider/version labels and the
+ *    providerinfo annotation (cluster-report.ts), `observedGeneration` and
+ *    `phase`.
  * Deletion waits for the other finalizers (ClusterRequests hold Clusters
  * with theirs), deletes the Cluster API Cluster, waits until it is gone,
- * then removes what the template made.
+ * then removes what the template made, as recorded.
  */
 import type { ClusterV1alpha1Status, ClusterV1beta2 } from "@edgeconnect/capi-provider-api";
 import { CAPI_CLUSTER, OPENMCP_CLUSTER, objectPath } from "@edgeconnect/capi-provider-api";
 import { ApiDiscovery, deleteIfPresent, getIfPresent, HttpStatusError, type KubeObject, type RestClient, UnknownKindError } from "@edgeconnect/kcp-ts";
 import {
+  clusterApiKubeconfigSecret,
   clusterApiReadiness,
   ClusterTemplateError,
-  newestClusterApiVersion,
-  normalizeClusterApiVersion,
   renderClusterApiObjects,
-  supportsVersion,
+  templateSetVersion,
   type ClusterApiObjects,
   type ClusterTemplate,
 } from "@edgeconnect/provisioning";
@@ -46,8 +55,9 @@ import {
   type Result,
   type Store,
 } from "@edgeconnect/runtime";
+import { kubeconfigEndpoint } from "../access-request/workload-cluster.js";
 import type { ClusterProfile, OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
-import { APISERVER_ENDPOINT, K8S_VERSION_LABEL, OPERATION, PROVIDER_LABEL } from "../openmcp/constants.js";
+import { K8S_VERSION_LABEL, OPERATION, PROVIDER_INFO_ANNOTATION, PROVIDER_LABEL } from "../openmcp/constants.js";
 import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { profileBelongsTo } from "../openmcp/responsibility.js";
@@ -63,13 +73,31 @@ import {
 } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";
 import { platformKey } from "../provider/platform-keys.js";
+import {
+  APPLIED_OBJECTS_ANNOTATION,
+  appliedObjectsOf,
+  droppedFrom,
+  recordedObjects,
+  recordText,
+  unionOf,
+  type AppliedObject,
+} from "./applied-objects.js";
+import { clusterConfigsCondition, endpointsOf, providerInfoOf, providerStatusOf, runningVersion } from "./cluster-report.js";
 
 export type CapiCluster = ClusterV1beta2 & KubeObject;
 
-const CLUSTER_CONDITIONS = ["ClusterConfigured", "ClusterReady"];
+const CLUSTER_CONDITIONS = ["ClusterConfigured", "ClusterReady", "ClusterConfigsApplied"];
 
 /** While Cluster API deletes, how often to look besides its watch events. */
 const DELETION_RECHECK_MS = 5_000;
+/**
+ * While template kinds are not served, how often to look besides the
+ * config's providers turning ready: kinds may also come from providers
+ * another config or someone else installs.
+ */
+const PROVIDERS_RECHECK_MS = 120_000;
+/** The applied-objects record has a field manager of its own: see applied-objects.ts. */
+const RECORD_FIELD_MANAGER = `${FIELD_MANAGER}/applied-objects`;
 
 export interface ClusterReconcilerOptions {
   readonly identity: ProviderIdentity;
@@ -83,7 +111,7 @@ export interface ClusterReconcilerOptions {
 }
 
 /** What a Cluster resolves to before anything is applied: the objects, or why there are none. */
-type Plan = { readonly objects: ClusterApiObjects; readonly version: string } | { readonly problem: ConditionUpdate };
+type Plan = { readonly objects: ClusterApiObjects; readonly version: string; readonly configName: string } | { readonly problem: ConditionUpdate };
 
 export class ClusterReconciler implements Reconciler {
   private readonly discovery: ApiDiscovery;
@@ -120,127 +148,161 @@ export class ClusterReconciler implements Reconciler {
   }
 
   private async apply(client: RestClient, cluster: OpenMcpCluster, signal: AbortSignal): Promise<Result | undefined> {
-    const plan = this.plan(cluster);
+    const name = cluster.metadata.name ?? "";
+    const namespace = cluster.metadata.namespace ?? "";
+    const cached = this.options.capiClusters.get(platformKey(name, namespace));
+    const ours = cached !== undefined && this.madeFor(cached, cluster) ? cached : undefined;
+    const clusterConfigs = clusterConfigsCondition(cluster.spec?.clusterConfigs);
+    const plan = this.plan(cluster, runningVersion(ours, cluster.metadata.labels));
     if ("problem" in plan) {
-      await this.writeStatus(client, cluster, [plan.problem], undefined);
+      await this.report(client, cluster, [plan.problem, clusterConfigs], ours);
       return undefined;
     }
-    const { objects, version } = plan;
-    const existing = this.options.capiClusters.get(platformKey(objects.cluster.metadata.name, objects.cluster.metadata.namespace));
-    const foreign = await this.foreignClusterApiCluster(client, objects, existing);
-    if (foreign) {
-      await this.writeStatus(client, cluster, [
-        {
-          type: "ClusterConfigured",
-          status: "False",
-          reason: "NameConflict",
-          message: `a Cluster API Cluster ${objects.cluster.metadata.name} not made for this Cluster exists in namespace ${objects.cluster.metadata.namespace}; remove it or rename this Cluster`,
-        },
-      ], undefined);
+    const { objects, version, configName } = plan;
+    if (await this.foreignClusterApiCluster(client, objects, cached)) {
+      const message = `a Cluster API Cluster ${name} not made for this Cluster exists in namespace ${namespace}; remove it or rename this Cluster`;
+      await this.report(client, cluster, [{ type: "ClusterConfigured", status: "False", reason: "NameConflict", message }, clusterConfigs], undefined);
       return undefined;
     }
+    const unserved = await this.unservedKinds(objects, signal);
+    if (unserved.length > 0) {
+      const message = `the API server serves no ${unserved.join(", ")} yet; waiting for the Cluster API providers of ProviderConfig ${configName} to be installed`;
+      await this.report(client, cluster, [{ type: "ClusterConfigured", status: "False", reason: "ProvidersNotReady", message }, clusterConfigs], ours);
+      return { requeueAfterMs: PROVIDERS_RECHECK_MS };
+    }
+
+    const recorded = recordedObjects(cluster.metadata.annotations);
+    const desired = appliedObjectsOf(objects.resources);
+    // Recorded before they exist: a reconcile that stops halfway leaves nothing unrecorded behind.
+    const record = await this.record(client, cluster, cluster.metadata.annotations?.[APPLIED_OBJECTS_ANNOTATION], unionOf(recorded, desired));
+    let applied: CapiCluster;
     try {
-      for (const resource of objects.resources) {
-        const resourcePath = await this.discovery.objectPath(resource.apiVersion, resource.kind, resource.metadata.namespace, resource.metadata.name, signal);
-        await client.apply(resourcePath, resource, FIELD_MANAGER);
-      }
+      applied = await this.applyObjects(client, objects, signal);
     } catch (err) {
-      if (!(err instanceof UnknownKindError || (err instanceof HttpStatusError && (err.status === 422 || err.status === 400)))) throw err;
-      // The template is the platform team's: the API server's verdict on it is for them to read.
-      await this.writeStatus(client, cluster, [{ type: "ClusterConfigured", status: "False", reason: "InvalidTemplate", message: scrubText(errorMessage(err)) }], undefined);
+      if (!isAdmissionRefusal(err)) throw err;
+      // The template is the platform team's, the version the Cluster's: the API server's verdict is for them to read.
+      await this.report(client, cluster, [{ type: "ClusterConfigured", status: "False", reason: "InvalidTemplate", message: scrubText(errorMessage(err)) }, clusterConfigs], ours);
       return undefined;
     }
-    const applied = await client.apply<CapiCluster>(objectPath(CAPI_CLUSTER, objects.cluster.metadata.namespace, objects.cluster.metadata.name), objects.cluster, FIELD_MANAGER);
+    await this.deleteMadeFor(client, cluster, droppedFrom(recorded, desired), signal);
+    await this.record(client, cluster, record, desired);
     await client.apply(
-      objectPath(OPENMCP_CLUSTER, cluster.metadata.namespace, cluster.metadata.name ?? ""),
+      objectPath(OPENMCP_CLUSTER, namespace, name),
       {
         apiVersion: OPENMCP_CLUSTER.apiVersion,
         kind: OPENMCP_CLUSTER.kind,
-        metadata: { name: cluster.metadata.name, namespace: cluster.metadata.namespace, labels: { [PROVIDER_LABEL]: this.options.identity.providerName, [K8S_VERSION_LABEL]: version.slice(1) } },
+        metadata: {
+          name,
+          namespace,
+          labels: { [PROVIDER_LABEL]: this.options.identity.providerName, [K8S_VERSION_LABEL]: version.slice(1) },
+          annotations: { [PROVIDER_INFO_ANNOTATION]: providerInfoOf(applied) },
+        },
       },
       FIELD_MANAGER,
     );
-    const readiness = clusterApiReadiness(applied);
-    const ready: ConditionUpdate =
-      readiness.state === "Ready"
-        ? { type: "ClusterReady", status: "True", reason: readiness.reason, message: readiness.message }
-        : { type: "ClusterReady", status: "False", reason: readiness.reason, message: scrubText(readiness.message) };
-    await this.writeStatus(
-      client,
-      cluster,
-      [{ type: "ClusterConfigured", status: "True", reason: "Applied", message: `Cluster API Cluster ${objects.cluster.metadata.name} with Kubernetes ${version}` }, ready],
-      readiness.apiServerEndpoint,
-    );
+    const configured: ConditionUpdate = { type: "ClusterConfigured", status: "True", reason: "Applied", message: `Cluster API Cluster ${name} with Kubernetes ${version}` };
+    await this.report(client, cluster, [configured, clusterConfigs], applied);
     return undefined;
+  }
+
+  /** The template's resources, then the Cluster API Cluster; the applied Cluster API Cluster. */
+  private async applyObjects(client: RestClient, objects: ClusterApiObjects, signal: AbortSignal): Promise<CapiCluster> {
+    for (const resource of objects.resources) {
+      const resourcePath = await this.discovery.objectPath(resource.apiVersion, resource.kind, resource.metadata.namespace, resource.metadata.name, signal);
+      await client.apply(resourcePath, resource, FIELD_MANAGER);
+    }
+    return client.apply<CapiCluster>(objectPath(CAPI_CLUSTER, objects.cluster.metadata.namespace, objects.cluster.metadata.name), objects.cluster, FIELD_MANAGER);
+  }
+
+  /** `kind (apiVersion)` of each kind the objects need that the API server does not serve. */
+  private async unservedKinds(objects: ClusterApiObjects, signal: AbortSignal): Promise<string[]> {
+    const kinds = new Map([objects.cluster, ...objects.resources].map((o) => [`${o.kind} (${o.apiVersion})`, o]));
+    const unserved: string[] = [];
+    for (const [label, o] of kinds) {
+      if ((await this.discovery.served(o.apiVersion, o.kind, signal)) === undefined) unserved.push(label);
+    }
+    return unserved;
+  }
+
+  /** Writes `objects` as the applied-objects record unless it is the `previous` text; the record's text. */
+  private async record(client: RestClient, cluster: DeepReadonly<OpenMcpCluster>, previous: string | undefined, objects: readonly AppliedObject[]): Promise<string> {
+    const text = recordText(objects);
+    if (text === previous) return text;
+    const path = objectPath(OPENMCP_CLUSTER, cluster.metadata.namespace, cluster.metadata.name ?? "");
+    const metadata = { name: cluster.metadata.name, namespace: cluster.metadata.namespace, annotations: { [APPLIED_OBJECTS_ANNOTATION]: text } };
+    await client.apply(path, { apiVersion: OPENMCP_CLUSTER.apiVersion, kind: OPENMCP_CLUSTER.kind, metadata }, RECORD_FIELD_MANAGER);
+    return text;
   }
 
   private async cleanup(client: RestClient, cluster: OpenMcpCluster, signal: AbortSignal): Promise<Result | undefined> {
     const foreign = (cluster.metadata.finalizers ?? []).filter((f) => f !== FINALIZERS.cluster);
-    if (foreign.length > 0) {
-      await this.writeStatus(client, cluster, [{ type: "ClusterReady", status: "False", reason: "WaitingForFinalizers", message: `waiting for finalizers ${foreign.join(", ")} to be removed` }], undefined);
-      // Without a requeue, finalize would remove our finalizer now and the Cluster API Cluster would never be deleted.
-      return { requeueAfterMs: DELETION_RECHECK_MS };
-    }
     const name = cluster.metadata.name ?? "";
     const namespace = cluster.metadata.namespace ?? "";
     const capiPath = objectPath(CAPI_CLUSTER, namespace, name);
     const capi = await getIfPresent<CapiCluster>(client, capiPath);
-    if (capi !== undefined && this.madeFor(capi, cluster)) {
-      if (capi.metadata.deletionTimestamp === undefined) await deleteIfPresent(client, capiPath);
-      await this.writeStatus(client, cluster, [{ type: "ClusterReady", status: "False", reason: "Deleting", message: `waiting for Cluster API to delete Cluster ${name}` }], undefined);
+    const ours = capi !== undefined && this.madeFor(capi, cluster) ? capi : undefined;
+    if (foreign.length > 0) {
+      const message = `waiting for finalizers ${foreign.join(", ")} to be removed`;
+      await this.report(client, cluster, [{ type: "ClusterReady", status: "False", reason: "WaitingForFinalizers", message }], ours);
+      // Without a requeue, finalize would remove our finalizer now and the Cluster API Cluster would never be deleted.
       return { requeueAfterMs: DELETION_RECHECK_MS };
     }
-    // What the template made and Cluster API did not delete with the Cluster (it deletes what the Cluster refers to);
-    // only objects carrying this Cluster's labels: one of the name made by someone else is not ours to delete.
-    const plan = this.plan(cluster);
-    if ("objects" in plan) {
-      for (const resource of [...plan.objects.resources].reverse()) {
-        let resourcePath: string;
-        try {
-          resourcePath = await this.discovery.objectPath(resource.apiVersion, resource.kind, namespace, resource.metadata.name, signal);
-        } catch (err) {
-          if (err instanceof UnknownKindError) continue;
-          throw err;
-        }
-        const existing = await getIfPresent<KubeObject>(client, resourcePath);
-        if (existing !== undefined && this.madeFor(existing, cluster)) await deleteIfPresent(client, resourcePath);
-      }
+    if (ours !== undefined) {
+      if (ours.metadata.deletionTimestamp === undefined) await deleteIfPresent(client, capiPath);
+      await this.report(client, cluster, [{ type: "ClusterReady", status: "False", reason: "Deleting", message: `waiting for Cluster API to delete Cluster ${name}` }], ours);
+      return { requeueAfterMs: DELETION_RECHECK_MS };
     }
+    // What the template made and Cluster API did not delete with the Cluster (it deletes what the Cluster refers to), as recorded.
+    await this.deleteMadeFor(client, cluster, [...recordedObjects(cluster.metadata.annotations)].reverse(), signal);
     return undefined;
   }
 
-  /** The objects for a Cluster, or the condition that says why there are none. */
-  private plan(cluster: DeepReadonly<OpenMcpCluster>): Plan {
+  /**
+   * Deletes those of `objects` that carry this Cluster's labels, in order:
+   * one of the name made by someone else is not ours to delete, and a kind
+   * no longer served has nothing left to delete.
+   */
+  private async deleteMadeFor(client: RestClient, cluster: DeepReadonly<OpenMcpCluster>, objects: readonly AppliedObject[], signal: AbortSignal): Promise<void> {
+    for (const object of objects) {
+      let resourcePath: string;
+      try {
+        resourcePath = await this.discovery.objectPath(object.apiVersion, object.kind, object.namespace, object.name, signal);
+      } catch (err) {
+        if (err instanceof UnknownKindError) continue;
+        throw err;
+      }
+      const existing = await getIfPresent<KubeObject>(client, resourcePath);
+      if (existing !== undefined && this.madeFor(existing, cluster)) await deleteIfPresent(client, resourcePath);
+    }
+  }
+
+  /** The objects for a Cluster in the version it runs or moves to, or the condition that says why there are none. */
+  private plan(cluster: DeepReadonly<OpenMcpCluster>, current: string | undefined): Plan {
     const fail = (reason: string, message: string): Plan => ({ problem: { type: "ClusterConfigured", status: "False", reason, message } });
-    const profile = this.options.profiles.get(platformKey(cluster.spec?.profile ?? ""));
+    const profileName = cluster.spec?.profile ?? "";
+    const profile = this.options.profiles.get(platformKey(profileName));
     if (profile === undefined || !profileBelongsTo(profile, this.options.identity.providerName)) {
-      return fail("ProfileNotFound", `ClusterProfile ${cluster.spec?.profile} does not exist or is not this provider's`);
+      return fail("ProfileNotFound", `ClusterProfile ${profileName} does not exist or is not this provider's`);
     }
     const configName = profile.spec?.providerConfigRef.name ?? "";
     const config = this.options.configs.get(platformKey(configName));
-    if (config === undefined) return fail("ProviderConfigNotFound", `the ProviderConfig ${configName} of profile ${cluster.spec?.profile} does not exist`);
-    const requested = cluster.spec?.kubernetes?.version;
-    const supported = config.spec.kubernetesVersions.map((v) => ({ version: v.version, ...(v.deprecated === undefined ? {} : { deprecated: v.deprecated }) }));
-    let version: string;
+    if (config === undefined) return fail("ProviderConfigNotFound", `the ProviderConfig ${configName} of profile ${profileName} does not exist`);
     try {
-      if (requested !== undefined && requested !== "") {
-        if (!supportsVersion(supported, requested)) {
-          return fail("UnsupportedVersion", `Kubernetes ${requested} is not offered by profile ${cluster.spec?.profile}; choose one of ${supported.map((v) => v.version).join(", ")}`);
-        }
-        version = normalizeClusterApiVersion(requested);
-      } else {
-        const newest = newestClusterApiVersion(supported.filter((v) => v.deprecated !== true).map((v) => v.version));
-        if (newest === undefined) return fail("UnsupportedVersion", `profile ${cluster.spec?.profile} offers no version that is not deprecated; name one in spec.kubernetes.version`);
-        version = newest;
-      }
+      const version = templateSetVersion({
+        requested: cluster.spec?.kubernetes?.version,
+        offeredBy: `profile ${profileName}`,
+        offered: config.spec.kubernetesVersions.map((v) => ({ version: v.version, ...(v.deprecated === undefined ? {} : { deprecated: v.deprecated }) })),
+        current,
+      });
+      if (!version.ok) return fail(version.reason, version.message);
       const objects = renderClusterApiObjects({
         name: cluster.metadata.name ?? "",
         namespace: cluster.metadata.namespace ?? "",
-        kubernetesVersion: version,
+        kubernetesVersion: version.version,
         labels: { ...MANAGED_BY, [OPENMCP_CLUSTER_NAME_LABEL]: cluster.metadata.name ?? "", [OPENMCP_CLUSTER_NAMESPACE_LABEL]: cluster.metadata.namespace ?? "" },
         template: config.spec.template as ClusterTemplate,
       });
-      return { objects, version };
+      return { objects, version: version.version, configName };
     } catch (err) {
       if (!(err instanceof ClusterTemplateError)) throw err;
       return fail("InvalidTemplate", `the template of ProviderConfig ${configName} cannot be rendered: ${err.message}`);
@@ -261,7 +323,48 @@ export class ClusterReconciler implements Reconciler {
     return labels[OPENMCP_CLUSTER_NAME_LABEL] === cluster.metadata.name && labels[OPENMCP_CLUSTER_NAMESPACE_LABEL] === cluster.metadata.namespace;
   }
 
-  private async writeStatus(client: RestClient, cluster: OpenMcpCluster, updates: readonly ConditionUpdate[], endpoint: string | undefined): Promise<void> {
+  /**
+   * Writes the status: `updates`, and from the Cluster API Cluster made for
+   * this Cluster when there is one, `ClusterReady`, the endpoints and the
+   * provider status. Every write says all of them, so that a reconcile that
+   * stops early does not take back what the Cluster runs.
+   */
+  private async report(client: RestClient, cluster: OpenMcpCluster, updates: readonly ConditionUpdate[], capi: DeepReadonly<CapiCluster> | undefined): Promise<void> {
+    if (capi === undefined) {
+      await this.writeStatus(client, cluster, updates, {});
+      return;
+    }
+    const readiness = clusterApiReadiness(capi);
+    const ready: ConditionUpdate = { type: "ClusterReady", status: readiness.state === "Ready" ? "True" : "False", reason: readiness.reason, message: scrubText(readiness.message) };
+    // Deletion says itself why the Cluster is not ready.
+    const all = updates.some((u) => u.type === ready.type) ? updates : [ready, ...updates];
+    const internal = await this.kubeconfigServer(client, capi);
+    await this.writeStatus(client, cluster, all, { endpoints: endpointsOf(readiness.apiServerEndpoint, internal), providerStatus: { ...providerStatusOf(capi) } });
+  }
+
+  /** The API server URL of Cluster API's kubeconfig for the Cluster, once it wrote one; nothing of the kubeconfig but its server leaves here. */
+  private async kubeconfigServer(client: RestClient, capi: DeepReadonly<CapiCluster>): Promise<string | undefined> {
+    const secret = clusterApiKubeconfigSecret(capi.metadata.name ?? "");
+    const found = await getIfPresent<{ data?: Record<string, string> }>(
+      client,
+      `/api/v1/namespaces/${encodeURIComponent(capi.metadata.namespace ?? "")}/secrets/${encodeURIComponent(secret.name)}`,
+    );
+    const value = found?.data?.[secret.key];
+    if (value === undefined) return undefined;
+    try {
+      return kubeconfigEndpoint(Buffer.from(value, "base64").toString("utf8")).server;
+    } catch {
+      // A kubeconfig without a server is Cluster API's to fix; the AccessRequest controller reports it where it matters.
+      return undefined;
+    }
+  }
+
+  private async writeStatus(
+    client: RestClient,
+    cluster: OpenMcpCluster,
+    updates: readonly ConditionUpdate[],
+    observed: Pick<ClusterV1alpha1Status, "endpoints" | "providerStatus">,
+  ): Promise<void> {
     const generation = cluster.metadata.generation;
     const previous = (cluster.status?.conditions ?? []) as Condition[];
     const conditions = controllerConditions(previous, updates, CLUSTER_CONDITIONS, generation);
@@ -269,19 +372,24 @@ export class ClusterReconciler implements Reconciler {
       observedGeneration: generation ?? 0,
       phase: commonPhase({ deleting: cluster.metadata.deletionTimestamp !== undefined, conditions: allConditions(previous, conditions) }),
       conditions,
-      ...(endpoint === undefined ? {} : { endpoints: [{ name: APISERVER_ENDPOINT.External, url: endpoint }] }),
+      ...(observed.endpoints === undefined || observed.endpoints.length === 0 ? {} : { endpoints: observed.endpoints }),
+      ...(observed.providerStatus === undefined ? {} : { providerStatus: observed.providerStatus }),
     };
     await applyStatus(client, objectPath(OPENMCP_CLUSTER, cluster.metadata.namespace, cluster.metadata.name ?? ""), cluster, status, FIELD_MANAGER);
     for (const condition of conditions) {
       const before = findCondition(previous, condition.type);
       if (condition.status === "False" && condition.reason !== "Deleting" && (before?.status !== condition.status || before.reason !== condition.reason)) {
-        this.options.recorder.event(cluster, condition.type === "ClusterConfigured" ? "Warning" : "Normal", condition.reason, condition.message);
+        this.options.recorder.event(cluster, condition.type === "ClusterReady" ? "Normal" : "Warning", condition.reason, condition.message);
       }
     }
   }
 }
 
-function errorMessage(err: unknown): string {
-  if (err instanceof HttpStatusError) return err.statusObject?.message ?? err.message;
-  return err instanceof Error ? err.message : String(err);
+/** The API server's refusal of an object as written (admission webhooks, CEL rules, the schema): retrying the same cannot help. */
+function isAdmissionRefusal(err: unknown): err is HttpStatusError {
+  return err instanceof HttpStatusError && (err.status === 400 || err.status === 422);
+}
+
+function errorMessage(err: HttpStatusError): string {
+  return err.statusObject?.message ?? err.message;
 }

@@ -12,7 +12,7 @@ import {
   OPENMCP_CLUSTER,
   PROVIDER_CONFIG,
 } from "@edgeconnect/capi-provider-api";
-import type { RestClient } from "@edgeconnect/kcp-ts";
+import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
 import {
   combineHandlers,
   Controller,
@@ -34,6 +34,7 @@ import {
 import { AccessRequestReconciler, type AccessRequest } from "../access-request/access-request-reconciler.js";
 import { CapiKubeconfigClusters, type WorkloadClusters } from "../access-request/workload-cluster.js";
 import type { RunFlags } from "../cli/flags.js";
+import { CLUSTERS_BY_PROFILE, clustersByProfile, PROFILES_BY_CONFIG, profilesByConfig, providersBecameReady } from "../cluster/cluster-indexes.js";
 import { ClusterReconciler, type CapiCluster } from "../cluster/cluster-reconciler.js";
 import { declaringConfigs } from "../config/desired-providers.js";
 import { OPERATOR_PROVIDER_KINDS, operatorResource, OperatorProviderStores, type OperatorProvider } from "../config/operator-providers.js";
@@ -62,9 +63,10 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   const recorder = new EventRecorder({ client, component: COMPONENT, instance: options.identity, logger });
 
   const configs = new Store<ProviderConfig>();
-  const profiles = new Store<ClusterProfile>();
-  const clusters = new Store<OpenMcpCluster>();
-  const accessRequests = new Store<AccessRequest>();
+  const profiles = new Store<ClusterProfile>({ indexers: { [PROFILES_BY_CONFIG]: profilesByConfig } });
+  const clusters = new Store<OpenMcpCluster>({ indexers: { [CLUSTERS_BY_PROFILE]: clustersByProfile } });
+  const accessRequests = new Store<AccessRequest>({ indexers: { [BY_CLUSTER_REF]: clusterRefOf } });
+  const accessSecrets = new Store<KubeObject>();
   const capiClusters = new Store<CapiCluster>();
   const operatorProviders = new OperatorProviderStores();
 
@@ -94,21 +96,19 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
 
   const configNamed = (name: string | undefined): Request[] => (name === undefined ? [] : [{ cluster: "", namespace: "", name }]);
   const configOfProfile = (profileName: string): Request[] => configNamed(profiles.get(platformKey(profileName))?.spec?.providerConfigRef.name);
-  const clustersOfProfile = (profileName: string): Request[] =>
-    clusters.list().filter((cluster) => cluster.spec?.profile === profileName).map((cluster) => requestFor(cluster));
+  const clustersOfProfile = (profileName: string): Request[] => clusters.byIndex(CLUSTERS_BY_PROFILE, profileName).map((cluster) => requestFor(cluster));
   const clustersOfConfig = (config: DeepReadonly<ProviderConfig>): Request[] =>
-    profiles.list().filter((p) => p.spec?.providerConfigRef.name === config.metadata.name).flatMap((p) => clustersOfProfile(p.metadata.name ?? ""));
-  const accessRequestsOf = (cluster: DeepReadonly<OpenMcpCluster>): Request[] =>
-    accessRequests
-      .list()
-      .filter((ar) => ar.spec?.clusterRef?.name === cluster.metadata.name && ar.spec?.clusterRef?.namespace === cluster.metadata.namespace)
-      .map((ar) => requestFor(ar));
+    profiles.byIndex(PROFILES_BY_CONFIG, config.metadata.name ?? "").flatMap((p) => clustersOfProfile(p.metadata.name ?? ""));
+  const accessRequestsOf = (cluster: { readonly namespace: string; readonly name: string }): Request[] =>
+    accessRequests.byIndex(BY_CLUSTER_REF, platformKey(cluster.name, cluster.namespace)).map((ar) => requestFor(ar));
 
   // Both read a config's spec and metadata, never its status: a config's own status writes wake nobody.
   const configHandlers = combineHandlers<ProviderConfig>(
     // Configs share providers, so one config's change can settle another's conflict.
     enqueueMapped(configController, () => configs.list().map((config) => requestFor(config)), { ignoreStatus: true }),
     enqueueMapped(clusterController, clustersOfConfig, { ignoreStatus: true }),
+    // Except that Clusters waiting for template kinds hear when the config's providers turn ready.
+    { updated: (old, current) => (providersBecameReady(old, current) ? clustersOfConfig(current).forEach((r) => clusterController.enqueue(r)) : undefined) },
   );
   const profileHandlers = combineHandlers<ClusterProfile>(
     enqueueMapped(configController, (profile) => configNamed(profile.spec?.providerConfigRef.name)),
@@ -118,7 +118,12 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     enqueueObject(clusterController),
     // A config being deleted waits for the Clusters of its profile.
     { deleted: (cluster) => configOfProfile(cluster.spec?.profile ?? "").forEach((r) => configController.enqueue(r)) },
-    statusChanges(accessController, accessRequestsOf),
+    statusChanges(accessController, (cluster) => accessRequestsOf({ namespace: cluster.metadata.namespace ?? "", name: cluster.metadata.name ?? "" })),
+  );
+  const capiClusterHandlers = combineHandlers<CapiCluster>(
+    enqueueMapped(clusterController, openMcpClusterOf),
+    // Requests of a Cluster being deleted keep their grants until Cluster API starts deleting it.
+    enqueueMapped(accessController, (capi) => openMcpClusterOf(capi).flatMap(accessRequestsOf)),
   );
   const accessRequestHandlers = combineHandlers<AccessRequest>(enqueueObject(accessController), statusChanges(accessController, (ar) => [requestFor(ar)]));
   const operatorProviderHandlers = enqueueMapped<OperatorProvider>(configController, (p) => declaringConfigs(p.metadata.labels).flatMap(configNamed));
@@ -128,7 +133,9 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     clusterProfiles: reflector(client, collectionPath(CLUSTER_PROFILE), profiles, logger, profileHandlers),
     clusters: reflector(client, collectionPath(OPENMCP_CLUSTER), clusters, logger, clusterHandlers),
     accessRequests: reflector(client, collectionPath(ACCESS_REQUEST), accessRequests, logger, accessRequestHandlers),
-    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, enqueueMapped(clusterController, openMcpClusterOf), MANAGED_BY_SELECTOR),
+    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, capiClusterHandlers, MANAGED_BY_SELECTOR),
+    // A deleted or edited access Secret is put back at once, not at the token's renewal.
+    accessSecrets: reflector(client, "/api/v1/secrets", accessSecrets, logger, enqueueMapped(accessController, owningAccessRequest), MANAGED_BY_SELECTOR),
     ...Object.fromEntries(
       OPERATOR_PROVIDER_KINDS.map((kind) => [
         `operator${kind}s`,
@@ -156,7 +163,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   }
 }
 
-function reflector<T extends ProviderConfig | ClusterProfile | OpenMcpCluster | AccessRequest | CapiCluster | OperatorProvider>(
+function reflector<T extends ProviderConfig | ClusterProfile | OpenMcpCluster | AccessRequest | CapiCluster | OperatorProvider | KubeObject>(
   client: RestClient,
   path: string,
   store: Store<T>,
@@ -172,6 +179,21 @@ function openMcpClusterOf(capi: DeepReadonly<CapiCluster>): Request[] {
   const name = capi.metadata.labels?.[OPENMCP_CLUSTER_NAME_LABEL];
   const namespace = capi.metadata.labels?.[OPENMCP_CLUSTER_NAMESPACE_LABEL];
   return name === undefined || namespace === undefined ? [] : [{ cluster: "", namespace, name }];
+}
+
+const BY_CLUSTER_REF = "clusterRef";
+
+/** The Cluster an AccessRequest is for, in the platform's key format. */
+function clusterRefOf(ar: DeepReadonly<AccessRequest>): string[] {
+  const ref = ar.spec?.clusterRef;
+  return ref === undefined ? [] : [platformKey(ref.name, ref.namespace)];
+}
+
+/** The AccessRequest an access Secret was written for, from its controller reference. */
+function owningAccessRequest(secret: DeepReadonly<KubeObject>): Request[] {
+  const owner = secret.metadata?.ownerReferences?.find((ref) => ref.kind === ACCESS_REQUEST.kind && ref.apiVersion === ACCESS_REQUEST.apiVersion && ref.controller === true);
+  const namespace = secret.metadata?.namespace;
+  return owner === undefined || namespace === undefined ? [] : [{ cluster: "", namespace, name: owner.name }];
 }
 
 /**

@@ -134,7 +134,7 @@ export function planClusterApi(context: ClusterApiContext, request: Request, kc:
   try {
     const version = templateSetVersion({
       requested: spec.kubernetes.version,
-      templateSet: setName,
+      offeredBy: `template set "${setName}"`,
       offered: set.spec.kubernetesVersions.map((entry) => ({ version: entry.version, ...(entry.deprecated === undefined ? {} : { deprecated: entry.deprecated }) })),
       ...(current === undefined ? {} : { current }),
     });

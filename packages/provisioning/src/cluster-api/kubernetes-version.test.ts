@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { ClusterTemplateError } from "./cluster-template-error.js";
-import { normalizeClusterApiVersion, supportsVersion } from "./kubernetes-version.js";
+import { clusterApiMinorVersion, compareClusterApiVersions, normalizeClusterApiVersion } from "./kubernetes-version.js";
 
 describe("normalizeClusterApiVersion", () => {
   it.each([
@@ -29,24 +29,30 @@ describe("normalizeClusterApiVersion", () => {
   });
 });
 
-describe("supportsVersion", () => {
-  const supported = [{ version: "v1.33.5" }, { version: "1.34.1", deprecated: true }, { version: "v1.35.0" }];
-
+describe("compareClusterApiVersions", () => {
   it.each([
-    ["1.33.5", true],
-    ["v1.33.5", true],
-    ["v1.34.1", true],
-    ["1.34.1", true],
-    [" 1.35.0", true],
-    ["1.34.2", false],
-    ["1.34", false],
-    ["vv1.33.5", false],
-    ["", false],
-  ])("%j → %j", (requested, expected) => {
-    expect(supportsVersion(supported, requested)).toBe(expected);
+    ["1.34.1", "v1.34.1", 0],
+    ["1.34.10", "1.34.9", 1],
+    ["1.9.0", "1.10.0", -1],
+    ["1.34.0-rc.0", "1.34.0", -1],
+    ["1.34.0-rc.10", "1.34.0-rc.9", 1],
+    ["1.34.1+k3s1", "1.34.1", 0],
+  ])("%j against %j → %j", (a, b, sign) => {
+    expect(Math.sign(compareClusterApiVersions(a, b))).toBe(sign);
   });
 
-  it("supports nothing from an empty list", () => {
-    expect(supportsVersion([], "1.34.1")).toBe(false);
+  it("refuses what Cluster API would refuse", () => {
+    expect(() => compareClusterApiVersions("1.34", "1.34.1")).toThrow(ClusterTemplateError);
+  });
+});
+
+describe("clusterApiMinorVersion", () => {
+  it.each([
+    ["1.34", { major: 1, minor: 34 }],
+    ["v1.34.1-rc.0", { major: 1, minor: 34 }],
+    ["latest", undefined],
+    ["1.034", undefined],
+  ])("%j → %j", (version, expected) => {
+    expect(clusterApiMinorVersion(version)).toEqual(expected);
   });
 });

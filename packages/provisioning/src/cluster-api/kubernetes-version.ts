@@ -27,42 +27,43 @@ export function normalizeClusterApiVersion(version: string): string {
   return `v${bare}`;
 }
 
-/**
- * Whether `requested` is one of the `supported` versions, deprecated or not,
- * with or without the `v` on either side. Versions compare as written
- * otherwise: `1.34` does not support `1.34.1`.
- */
-export function supportsVersion(supported: readonly SupportedVersion[], requested: string): boolean {
-  const wanted = withoutV(requested);
-  return supported.some((entry) => withoutV(entry.version) === wanted);
-}
-
 function withoutV(version: string): string {
   const trimmed = version.trim();
   return trimmed.startsWith("v") ? trimmed.slice(1) : trimmed;
 }
 
+/** The highest of `versions` by semantic-version precedence (see `compareClusterApiVersions`), with its `v`. */
+export function newestClusterApiVersion(versions: readonly string[]): string | undefined {
+  return [...versions].sort((a, b) => compareClusterApiVersions(b, a)).map(normalizeClusterApiVersion)[0];
+}
+
 /**
- * The highest of `versions` by semantic-version precedence: numeric parts
+ * Semantic-version precedence, negative when `a` is older: numeric parts
  * first, a pre-release below its release, pre-releases of one version by
  * their identifiers (numerically where both are numbers); build metadata
- * does not count.
+ * does not count. Throws a ClusterTemplateError for what
+ * `normalizeClusterApiVersion` refuses.
  */
-export function newestClusterApiVersion(versions: readonly string[]): string | undefined {
-  const parsed = versions.map((v) => {
-    const normalized = normalizeClusterApiVersion(v);
-    const [withoutBuild = ""] = normalized.slice(1).split("+", 1);
-    const dash = withoutBuild.indexOf("-");
-    const core = dash === -1 ? withoutBuild : withoutBuild.slice(0, dash);
-    return { normalized, parts: core.split(".").map(Number), pre: dash === -1 ? undefined : withoutBuild.slice(dash + 1) };
-  });
-  parsed.sort((a, b) => {
-    for (let i = 0; i < 3; i++) {
-      const diff = (b.parts[i] ?? 0) - (a.parts[i] ?? 0);
-      if (diff !== 0) return diff;
-    }
-    if (a.pre === undefined || b.pre === undefined) return (a.pre === undefined ? 0 : 1) - (b.pre === undefined ? 0 : 1);
-    return b.pre.localeCompare(a.pre, "en", { numeric: true });
-  });
-  return parsed[0]?.normalized;
+export function compareClusterApiVersions(a: string, b: string): number {
+  const left = precedence(a);
+  const right = precedence(b);
+  for (let i = 0; i < 3; i++) {
+    const diff = (left.parts[i] ?? 0) - (right.parts[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  if (left.pre === undefined || right.pre === undefined) return (left.pre === undefined ? 1 : 0) - (right.pre === undefined ? 1 : 0);
+  return left.pre.localeCompare(right.pre, "en", { numeric: true });
+}
+
+/** Major and minor of a version, full or `[v]MAJOR.MINOR`; undefined for anything else. */
+export function clusterApiMinorVersion(version: string): { readonly major: number; readonly minor: number } | undefined {
+  const match = /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\.|$)/.exec(withoutV(version));
+  return match === null ? undefined : { major: Number(match[1]), minor: Number(match[2]) };
+}
+
+function precedence(version: string): { parts: number[]; pre: string | undefined } {
+  const [withoutBuild = ""] = normalizeClusterApiVersion(version).slice(1).split("+", 1);
+  const dash = withoutBuild.indexOf("-");
+  const core = dash === -1 ? withoutBuild : withoutBuild.slice(0, dash);
+  return { parts: core.split(".").map(Number), pre: dash === -1 ? undefined : withoutBuild.slice(dash + 1) };
 }
