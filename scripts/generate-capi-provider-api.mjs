@@ -67,8 +67,8 @@ async function generate() {
       crds.push({ crd: readCrd(join(dir, file)), source: `${source.module}@${version} ${source.dir}/${file}`, versions: source.versions });
     }
   }
-  const own = readCrd(join(ROOT, OWN_CRDS, "capi.clusters.edgeconnect.eu_providerconfigs.yaml"));
-  crds.push({ crd: own, source: `${OWN_CRDS}/capi.clusters.edgeconnect.eu_providerconfigs.yaml` });
+  const own = readCrd(join(ROOT, OWN_CRDS, "capi.clusters.openmcp.cloud_providerconfigs.yaml"));
+  crds.push({ crd: own, source: `${OWN_CRDS}/capi.clusters.openmcp.cloud_providerconfigs.yaml` });
 
   const output = await crdTypeFiles({
     crds,

@@ -72,7 +72,7 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
     expect({ code: first.code, log: first.code === 0 ? "" : first.log }).toEqual({ code: 0, log: "" });
     const core = await client.get<Conditioned>(objectPath(CORE_PROVIDER, "capi-system", "cluster-api"));
     expect(core.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
-    expect(await httpStatus(client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/providerconfigs.capi.clusters.edgeconnect.eu")).toBe(200);
+    expect(await httpStatus(client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/providerconfigs.capi.clusters.openmcp.cloud")).toBe(200);
     const second = await platform.init(initConfig);
     expect(second.code).toBe(0);
     const again = await client.get<Conditioned>(objectPath(CORE_PROVIDER, "capi-system", "cluster-api"));

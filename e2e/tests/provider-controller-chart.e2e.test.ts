@@ -401,13 +401,13 @@ describe("provider-controller chart: RBAC", () => {
   it("with clusterApi.enabled grants reading the template sets, Cluster API Clusters and the template kinds named, no more", async () => {
     expectGrants(only<RoleObject>(await chart.template({ ...REQUIRED, clusterApi: { enabled: true } }), "ClusterRole").rules, [
       ...OTC_GRANTS,
-      ["capi.clusters.edgeconnect.eu", "providerconfigs", ["get", "list", "watch"]],
+      ["capi.clusters.openmcp.cloud", "providerconfigs", ["get", "list", "watch"]],
       ["cluster.x-k8s.io", "clusters", MANAGED],
     ]);
     const template = ["create", "delete", "get", "patch"];
     expectGrants(only<RoleObject>(await chart.template(CLUSTER_API), "ClusterRole").rules, [
       ...OTC_GRANTS,
-      ["capi.clusters.edgeconnect.eu", "providerconfigs", ["get", "list", "watch"]],
+      ["capi.clusters.openmcp.cloud", "providerconfigs", ["get", "list", "watch"]],
       ["cluster.x-k8s.io", "clusters", MANAGED],
       ["infrastructure.cluster.x-k8s.io", "awsmanagedclusters", template],
       ["infrastructure.cluster.x-k8s.io", "awsmanagedmachinepools", template],

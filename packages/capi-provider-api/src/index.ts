@@ -1,6 +1,6 @@
 /**
  * @edgeconnect/capi-provider-api: the APIs the Cluster API cluster provider
- * speaks. Our ProviderConfig (`capi.clusters.edgeconnect.eu`, CRD in `crds/`,
+ * speaks. Our ProviderConfig (`capi.clusters.openmcp.cloud`, CRD in `crds/`,
  * the source of truth) and, generated from the CRDs of the pinned modules,
  * openMCP's kinds, the Cluster API Operator's provider kinds and Cluster
  * API's Cluster; plus each kind's identity for building API paths and the
@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import type { ResourcePathParts } from "@edgeconnect/api";
 import { CAPI_PROVIDER_CRD_VERSIONS } from "./generated/resources.js";
 
-export type * from "./generated/capi.clusters.edgeconnect.eu-v1alpha1.js";
+export type * from "./generated/capi.clusters.openmcp.cloud-v1alpha1.js";
 export type * from "./generated/cluster.x-k8s.io-v1beta2.js";
 export type * from "./generated/clusters.openmcp.cloud-v1alpha1.js";
 export type * from "./generated/openmcp.cloud-v1alpha1.js";
@@ -38,7 +38,7 @@ function resource(group: string, kind: string): ApiResource {
   };
 }
 
-export const PROVIDER_CONFIG = resource("capi.clusters.edgeconnect.eu", "ProviderConfig");
+export const PROVIDER_CONFIG = resource("capi.clusters.openmcp.cloud", "ProviderConfig");
 
 export const OPENMCP_CLUSTER = resource("clusters.openmcp.cloud", "Cluster");
 export const CLUSTER_PROFILE = resource("clusters.openmcp.cloud", "ClusterProfile");
@@ -57,4 +57,4 @@ export const CAPI_CLUSTER = resource("cluster.x-k8s.io", "Cluster");
  * Our CRD files, which `init` installs: next to `src/` and `dist/` alike,
  * since the package ships `crds/`.
  */
-export const CRD_FILES: readonly string[] = [fileURLToPath(new URL("../crds/capi.clusters.edgeconnect.eu_providerconfigs.yaml", import.meta.url))];
+export const CRD_FILES: readonly string[] = [fileURLToPath(new URL("../crds/capi.clusters.openmcp.cloud_providerconfigs.yaml", import.meta.url))];

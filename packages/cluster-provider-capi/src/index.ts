@@ -16,4 +16,4 @@ export { DEFAULT_INIT_CONFIGURATION, parseInitConfiguration, type InitConfigurat
 export { install, InstallTimeoutError, type InstallOptions } from "./init/install.js";
 export { runProviderManager, type ProviderManagerOptions } from "./manager/provider-manager.js";
 export type { WorkloadCluster, WorkloadClusters } from "./access-request/workload-cluster.js";
-export { FIELD_MANAGER, FINALIZERS, type ProviderIdentity } from "./provider/provider-identity.js";
+export { FIELD_MANAGER, providerKeys, type ProviderIdentity, type ProviderKeys } from "./provider/provider-identity.js";

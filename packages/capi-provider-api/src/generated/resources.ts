@@ -3,7 +3,7 @@
 
 /** Every generated kind and version, as its CRD declares it. `storage`: the version its API server stores. */
 export const CAPI_PROVIDER_CRD_VERSIONS = [
-  { group: "capi.clusters.edgeconnect.eu", version: "v1alpha1", kind: "ProviderConfig", plural: "providerconfigs", namespaced: false, storage: true },
+  { group: "capi.clusters.openmcp.cloud", version: "v1alpha1", kind: "ProviderConfig", plural: "providerconfigs", namespaced: false, storage: true },
   { group: "cluster.x-k8s.io", version: "v1beta2", kind: "Cluster", plural: "clusters", namespaced: true, storage: true },
   { group: "clusters.openmcp.cloud", version: "v1alpha1", kind: "AccessRequest", plural: "accessrequests", namespaced: true, storage: true },
   { group: "clusters.openmcp.cloud", version: "v1alpha1", kind: "Cluster", plural: "clusters", namespaced: true, storage: true },

@@ -23,9 +23,12 @@ import { parse, stringify } from "yaml";
 import { ACCESS_REQUEST_NAME_LABEL, ACCESS_REQUEST_NAMESPACE_LABEL } from "../access/token-access.js";
 import type { OpenMcpCluster } from "../config/provider-config-reconciler.js";
 import { OPERATION_ANNOTATION, PROFILE_LABEL, PROVIDER_LABEL } from "../openmcp/constants.js";
-import { FINALIZERS, MANAGED_BY_LABEL, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL } from "../provider/provider-identity.js";
+import { MANAGED_BY_LABEL, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, providerKeys } from "../provider/provider-identity.js";
 import { PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";
 import type { AccessRequest } from "./access-request-reconciler.js";
+
+/** The keys the provider under test (PROVIDER_NAME) marks its own objects with. */
+const KEYS = providerKeys({ providerName: PROVIDER_NAME });
 
 const { state } = connectFromEnv();
 // Only where the environment runs a local kube-apiserver (not kind, not skipped) is there a binary to start another.
@@ -357,7 +360,7 @@ describeInfra("access-request controller on a real platform and workload cluster
     await requestAccess("grant", { clusterRef: healthy, token: { permissions: [teamConfigMaps, listNamespaces], roleRefs: [{ kind: "ClusterRole", name: "view" }] } });
     const ar = await waitFor("grant", "Granted");
     expect(ar.status?.secretRef?.name).toBe("grant.kubeconfig");
-    expect(ar.metadata.finalizers).toContain(FINALIZERS.accessRequest);
+    expect(ar.metadata.finalizers).toContain(KEYS.finalizers.accessRequest);
     expect(ar.status?.conditions?.find((condition) => condition.type === "AccessGranted")).toMatchObject({ status: "True", reason: "TokenIssued" });
 
     const secret = await kube.get<Secret>(secretPath("grant.kubeconfig"));
@@ -815,7 +818,7 @@ describeInfra("access-request controller on a real platform and workload cluster
       metadata: {
         name: "held",
         namespace: NAMESPACE,
-        labels: { [MANAGED_BY_LABEL]: "cluster-provider-capi", [OPENMCP_CLUSTER_NAME_LABEL]: "held", [OPENMCP_CLUSTER_NAMESPACE_LABEL]: NAMESPACE },
+        labels: { ...KEYS.labels, [OPENMCP_CLUSTER_NAME_LABEL]: "held", [OPENMCP_CLUSTER_NAMESPACE_LABEL]: NAMESPACE },
         finalizers: ["cluster.cluster.x-k8s.io"],
       },
       spec: { paused: true },

@@ -73,7 +73,7 @@ import { OPERATION } from "../openmcp/constants.js";
 import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { isResponsibleForAccessRequest } from "../openmcp/responsibility.js";
-import { FIELD_MANAGER, FINALIZERS, MANAGED_BY, MANAGED_BY_LABEL, type ProviderIdentity } from "../provider/provider-identity.js";
+import { providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
 import { controllerConditions } from "../provider/status-conditions.js";
 import type { WorkloadCluster, WorkloadClusters } from "./workload-cluster.js";
 import { platformKey } from "../provider/platform-keys.js";
@@ -147,13 +147,17 @@ interface AccessSecret {
 }
 
 export class AccessRequestReconciler implements Reconciler {
-  constructor(private readonly options: AccessRequestReconcilerOptions) {}
+  private readonly keys: ProviderKeys;
+
+  constructor(private readonly options: AccessRequestReconcilerOptions) {
+    this.keys = providerKeys(options.identity);
+  }
 
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const ar = this.options.accessRequests.get(joinKey(request));
     if (ar === undefined || operationOf(ar) === OPERATION.Ignore) return undefined;
     // The contract's responsibility, or a deletion behind our finalizer still to release.
-    const releasing = ar.metadata.deletionTimestamp !== undefined && hasFinalizer(ar, FINALIZERS.accessRequest);
+    const releasing = ar.metadata.deletionTimestamp !== undefined && hasFinalizer(ar, this.keys.finalizers.accessRequest);
     if (!releasing && !isResponsibleForAccessRequest(ar, this.options.identity.providerName)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(ACCESS_REQUEST, request.namespace, request.name);
@@ -161,11 +165,11 @@ export class AccessRequestReconciler implements Reconciler {
     const plan = ar.metadata.deletionTimestamp === undefined ? await this.plan(client, ar as AccessRequest) : undefined;
     // Until a workload cluster is to be written to, nothing needs revoking, so there is no
     // finalizer: a denied or waiting request is deleted at once, reachable workload or not.
-    const early = hasFinalizer(ar, FINALIZERS.accessRequest) ? undefined : plan?.outcome;
+    const early = hasFinalizer(ar, this.keys.finalizers.accessRequest) ? undefined : plan?.outcome;
     const result =
       early !== undefined
         ? await this.report(client, ar as AccessRequest, early)
-        : await finalize(client, path, ar as AccessRequest, FINALIZERS.accessRequest, {
+        : await finalize(client, path, ar as AccessRequest, this.keys.finalizers.accessRequest, {
             apply: async (live) => {
               // apply runs only for a live object, which has its plan.
               const planned = plan ?? (await this.plan(client, live));
@@ -250,7 +254,7 @@ export class AccessRequestReconciler implements Reconciler {
       });
       // Read from the API server, not a cache: whether to issue a token must not rest on a view older than our last write.
       const existing = await getIfPresent<AccessSecret>(client, secretPath);
-      if (existing !== undefined && !isOurSecret(existing)) throw new ResourceNotManagedError("Secret", secretName, ar.metadata.namespace, "platform");
+      if (existing !== undefined && !this.isOurSecret(existing)) throw new ResourceNotManagedError("Secret", secretName, ar.metadata.namespace, "platform");
       const data = existing?.data === undefined ? undefined : decode(existing.data);
       const annotations = existing?.metadata?.annotations ?? {};
       // Written for what the request asks today, and not edited since.
@@ -319,7 +323,7 @@ export class AccessRequestReconciler implements Reconciler {
       }
     });
     const namespaces = access.serviceAccount === undefined ? access.namespaces : [this.options.accessNamespace, ...access.namespaces];
-    for (const namespace of new Set(namespaces)) await ensureNamespace(workload.client, namespace);
+    for (const namespace of new Set(namespaces)) await ensureNamespace(workload.client, namespace, this.keys.fieldManager);
     for (const [i, object] of objects.entries()) {
       const path = accessObjectPath(object.kind, object.metadata);
       // roleRef is immutable: a binding that must now point elsewhere is replaced, not patched into a 422.
@@ -327,7 +331,7 @@ export class AccessRequestReconciler implements Reconciler {
       if ("roleRef" in object && found?.roleRef !== undefined && (found.roleRef.kind !== object.roleRef.kind || found.roleRef.name !== object.roleRef.name)) {
         await deleteIfPresent(workload.client, path);
       }
-      await workload.client.apply(path, object, FIELD_MANAGER);
+      await workload.client.apply(path, object, this.keys.fieldManager);
     }
     const existing = await this.listManaged(workload, access.selector);
     for (const stale of staleObjects(existing, access)) {
@@ -351,7 +355,7 @@ export class AccessRequestReconciler implements Reconciler {
     const expiresAt = new Date(expires);
     const cluster = ar.spec?.clusterRef ?? { namespace: "", name: "" };
     const kubeconfig = tokenKubeconfig({ server: workload.server, caCrt: workload.caCrt, token, cluster });
-    await writeAccessSecret(client, ar, secret, accessSecretData({ kubeconfig, host: workload.server, caCrt: workload.caCrt, token, createdAt, expiresAt }));
+    await writeAccessSecret(client, ar, this.keys, secret, accessSecretData({ kubeconfig, host: workload.server, caCrt: workload.caCrt, token, createdAt, expiresAt }));
     this.options.recorder.event(ar, "Normal", "TokenIssued", `issued a token valid until ${expiresAt.toISOString()} into Secret ${secret.name}`);
     return { createdAt, expiresAt };
   }
@@ -360,7 +364,7 @@ export class AccessRequestReconciler implements Reconciler {
   private async writeOidcSecret(client: RestClient, ar: AccessRequest, workload: WorkloadCluster, oidc: OidcSpec, secret: SecretTarget): Promise<void> {
     const cluster = ar.spec?.clusterRef ?? { namespace: "", name: "" };
     const kubeconfig = oidcKubeconfig({ server: workload.server, caCrt: workload.caCrt, issuer: oidc.issuer, clientID: oidc.clientID, extraScopes: oidc.extraScopes, providerName: oidc.name, cluster });
-    await writeAccessSecret(client, ar, secret, oidcSecretData({ kubeconfig, host: workload.server, caCrt: workload.caCrt, clientID: oidc.clientID }));
+    await writeAccessSecret(client, ar, this.keys, secret, oidcSecretData({ kubeconfig, host: workload.server, caCrt: workload.caCrt, clientID: oidc.clientID }));
     this.options.recorder.event(ar, "Normal", "OIDCAccessGranted", `wrote a kubeconfig that logs in at ${oidc.issuer} into Secret ${secret.name}`);
   }
 
@@ -386,7 +390,7 @@ export class AccessRequestReconciler implements Reconciler {
       }
     }
     const secret = await getIfPresent<AccessSecret>(client, accessSecretPath(ar));
-    if (secret !== undefined && isOurSecret(secret)) await deleteIfPresent(client, accessSecretPath(ar));
+    if (secret !== undefined && this.isOurSecret(secret)) await deleteIfPresent(client, accessSecretPath(ar));
     return undefined;
   }
 
@@ -412,13 +416,19 @@ export class AccessRequestReconciler implements Reconciler {
     };
     // Guarded: a status from an overtaken read would put back an old phase and generation, and a
     // Granted request whose observedGeneration lags its generation is no provider's any more.
-    await applyStatus(client, objectPath(ACCESS_REQUEST, ar.metadata.namespace, ar.metadata.name ?? ""), ar, status, FIELD_MANAGER, {
+    await applyStatus(client, objectPath(ACCESS_REQUEST, ar.metadata.namespace, ar.metadata.name ?? ""), ar, status, this.keys.fieldManager, {
       ...(ar.metadata.resourceVersion === undefined ? {} : { resourceVersion: ar.metadata.resourceVersion }),
     });
     if (decision.phase === "Denied" && ar.status?.phase !== "Denied") {
       const reason = decision.conditions[0];
       if (reason !== undefined) this.options.recorder.event(ar, "Warning", reason.reason, reason.message);
     }
+  }
+
+  /** Made by this provider: another provider's or someone else's Secret of the same name is never written or deleted. */
+  private isOurSecret(secret: AccessSecret): boolean {
+    const labels = secret.metadata?.labels ?? {};
+    return Object.entries(this.keys.labels).every(([key, value]) => labels[key] === value);
   }
 
   private identityOf(ar: AccessRequest): AccessRequestIdentity {
@@ -439,7 +449,7 @@ interface SecretTarget {
 }
 
 /** The request's Secret with `data`, owned by the request, marked with its basis and the digest of its data. */
-async function writeAccessSecret(client: RestClient, ar: AccessRequest, { path, name, basis }: SecretTarget, data: Readonly<Record<string, string>>): Promise<void> {
+async function writeAccessSecret(client: RestClient, ar: AccessRequest, keys: ProviderKeys, { path, name, basis }: SecretTarget, data: Readonly<Record<string, string>>): Promise<void> {
   await client.apply(
     path,
     {
@@ -449,13 +459,13 @@ async function writeAccessSecret(client: RestClient, ar: AccessRequest, { path, 
       metadata: {
         name,
         namespace: ar.metadata.namespace,
-        labels: { ...MANAGED_BY },
+        labels: { ...keys.labels },
         annotations: { [TOKEN_BASIS_ANNOTATION]: basis, [DATA_DIGEST_ANNOTATION]: accessDataDigest(data) },
         ownerReferences: [{ apiVersion: ACCESS_REQUEST.apiVersion, kind: ACCESS_REQUEST.kind, name: ar.metadata.name, uid: ar.metadata.uid, controller: true, blockOwnerDeletion: true }],
       },
       data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, "utf8").toString("base64")])),
     },
-    FIELD_MANAGER,
+    keys.fieldManager,
   );
 }
 
@@ -476,14 +486,10 @@ async function clusterApiDeletionStarted(client: RestClient, ref: { readonly nam
 }
 
 /** Creates a namespace the access needs when it is missing; one that exists is left exactly as it is. */
-async function ensureNamespace(client: RestClient, namespace: string): Promise<void> {
+async function ensureNamespace(client: RestClient, namespace: string, fieldManager: string): Promise<void> {
   const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}`;
   if ((await getIfPresent(client, path)) !== undefined) return;
-  await client.apply(path, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, FIELD_MANAGER);
-}
-
-function isOurSecret(secret: AccessSecret): boolean {
-  return secret.metadata?.labels?.[MANAGED_BY_LABEL] === FIELD_MANAGER;
+  await client.apply(path, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }, fieldManager);
 }
 
 interface ManagedObject {

@@ -90,7 +90,7 @@ export function accessSecretTimes(data: Readonly<Record<string, string | undefin
  * cache, so deciding on a new token by the Secret alone stays right when the
  * cache lags behind our own status write.
  */
-export const TOKEN_BASIS_ANNOTATION = "capi.clusters.edgeconnect.eu/token-basis";
+export const TOKEN_BASIS_ANNOTATION = "capi.clusters.openmcp.cloud/token-basis";
 
 export interface TokenBasisInput {
   /** The request's `metadata.generation`: a changed spec gets a new token. */
@@ -126,7 +126,7 @@ export function accessTokenBasis(input: TokenBasisInput): string {
  * with. A Secret whose data no longer matches was edited by someone else,
  * and gets a fresh token at once instead of at renewal.
  */
-export const DATA_DIGEST_ANNOTATION = "capi.clusters.edgeconnect.eu/data-digest";
+export const DATA_DIGEST_ANNOTATION = "capi.clusters.openmcp.cloud/data-digest";
 
 /**
  * A hash of the Secret's decoded data, keys sorted. The token in it is a

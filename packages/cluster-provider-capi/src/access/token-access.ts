@@ -18,12 +18,12 @@ import { shortHash } from "@edgeconnect/provisioning";
 import { MANAGED_BY } from "../provider/provider-identity.js";
 
 /** A hash of (environment, provider, namespace, name) of the request: selects all of its objects. */
-export const ACCESS_REQUEST_LABEL = "capi.clusters.edgeconnect.eu/access-request";
+export const ACCESS_REQUEST_LABEL = "capi.clusters.openmcp.cloud/access-request";
 /** For people and `kubectl get -l`; shortened with a hash when too long for a label value. */
-export const ACCESS_REQUEST_NAMESPACE_LABEL = "capi.clusters.edgeconnect.eu/access-request-namespace";
-export const ACCESS_REQUEST_NAME_LABEL = "capi.clusters.edgeconnect.eu/access-request-name";
+export const ACCESS_REQUEST_NAMESPACE_LABEL = "capi.clusters.openmcp.cloud/access-request-namespace";
+export const ACCESS_REQUEST_NAME_LABEL = "capi.clusters.openmcp.cloud/access-request-name";
 /** The request instance that last wrote the object; not part of the selector, so a request recreated under the same name adopts its predecessor's objects. */
-export const ACCESS_REQUEST_UID_LABEL = "capi.clusters.edgeconnect.eu/access-request-uid";
+export const ACCESS_REQUEST_UID_LABEL = "capi.clusters.openmcp.cloud/access-request-uid";
 export const DEFAULT_ACCESS_NAMESPACE = "openmcp-access";
 
 const RBAC_GROUP = "rbac.authorization.k8s.io";

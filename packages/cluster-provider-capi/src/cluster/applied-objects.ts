@@ -14,7 +14,7 @@
  */
 
 /** Applied by its own field manager, so that the other metadata this controller applies does not have to repeat it. */
-export const APPLIED_OBJECTS_ANNOTATION = "capi.clusters.edgeconnect.eu/applied-objects";
+export const APPLIED_OBJECTS_ANNOTATION = "capi.clusters.openmcp.cloud/applied-objects";
 
 export interface AppliedObject {
   readonly apiVersion: string;

@@ -4,7 +4,7 @@ import { clustersByProfile, profilesByConfig, providersBecameReady } from "./clu
 
 const config = (providersReady?: string): ProviderConfig =>
   ({
-    apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1",
+    apiVersion: "capi.clusters.openmcp.cloud/v1alpha1",
     kind: "ProviderConfig",
     metadata: { name: "c" },
     spec: { providerRef: { name: "capi" }, kubernetesVersions: [], template: {} },

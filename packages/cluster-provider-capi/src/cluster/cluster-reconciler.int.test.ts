@@ -30,9 +30,12 @@ import { applyCrds, connectFromEnv, eventually, holds, waitForObject, waitUntilG
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
-import { FINALIZERS } from "../provider/provider-identity.js";
+import { providerKeys } from "../provider/provider-identity.js";
 import { ENVIRONMENT, PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";
 import type { CapiCluster } from "./cluster-reconciler.js";
+
+/** The keys the provider under test (PROVIDER_NAME) marks its own objects with. */
+const KEYS = providerKeys({ providerName: PROVIDER_NAME });
 
 const { state } = connectFromEnv();
 // Only where the environment runs a local kube-apiserver (not kind, not skipped) is there a binary to start another.
@@ -227,15 +230,16 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     await createCluster(name, profileOf(classConfig));
 
     const progressing = await until<OpenMcpCluster>(clusterPath(name), "the Cluster Progressing", (c) => c.status?.phase === "Progressing" && conditionOf(c, "ClusterConfigured")?.status === "True");
-    expect(progressing.metadata.finalizers).toContain(FINALIZERS.cluster);
+    expect(progressing.metadata.finalizers).toContain(KEYS.finalizers.cluster);
     expect(conditionOf(progressing, "ClusterReady")?.status).toBe("False");
     expect(progressing.metadata.labels).toMatchObject({ "clusters.openmcp.cloud/provider": PROVIDER_NAME, "clusters.openmcp.cloud/k8sversion": "1.34.1" });
 
     const capi = await kube.get<CapiCluster>(capiPath(name));
     expect(capi.metadata.labels).toEqual({
       "app.kubernetes.io/managed-by": "cluster-provider-capi",
-      "capi.clusters.edgeconnect.eu/cluster-name": name,
-      "capi.clusters.edgeconnect.eu/cluster-namespace": namespace,
+      "capi.clusters.openmcp.cloud/provider-name": PROVIDER_NAME,
+      "capi.clusters.openmcp.cloud/cluster-name": name,
+      "capi.clusters.openmcp.cloud/cluster-namespace": namespace,
     });
     expect(capi.spec?.topology).toEqual({
       classRef: { name: "in-memory" },
@@ -276,7 +280,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
       { name: "apiserver-internal", url: "https://10.96.7.7:6443" },
     ]);
     expect(ready.status?.providerStatus).toEqual({
-      apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1",
+      apiVersion: "capi.clusters.openmcp.cloud/v1alpha1",
       kind: "ClusterStatus",
       clusterApiCluster: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", namespace, name },
       clusterClass: "in-memory",
@@ -308,7 +312,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
 
     const infra = await kube.get<KubeObject & { spec?: Record<string, unknown> }>(infraPath(name));
     expect(infra.spec).toEqual({ clusterName: name, zone: "eu-de-01" });
-    expect(infra.metadata?.labels).toMatchObject({ "app.kubernetes.io/managed-by": "cluster-provider-capi", "capi.clusters.edgeconnect.eu/cluster-name": name });
+    expect(infra.metadata?.labels).toMatchObject({ "app.kubernetes.io/managed-by": "cluster-provider-capi", "capi.clusters.openmcp.cloud/provider-name": PROVIDER_NAME, "capi.clusters.openmcp.cloud/cluster-name": name });
     const capi = await kube.get<CapiCluster>(capiPath(name));
     expect(capi.spec?.infrastructureRef).toEqual({ apiGroup: TEST_GROUP, kind: "TestInfraCluster", name });
     expect(capi.spec?.topology).toBeUndefined();
@@ -407,7 +411,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     expect(conditionOf(blocked, "ClusterReady")?.message).toContain(FOREIGN_FINALIZER);
     await sleep(3_000);
     const held = await kube.get<OpenMcpCluster>(clusterPath(name));
-    expect(held.metadata.finalizers).toEqual(expect.arrayContaining([FINALIZERS.cluster, FOREIGN_FINALIZER]));
+    expect(held.metadata.finalizers).toEqual(expect.arrayContaining([KEYS.finalizers.cluster, FOREIGN_FINALIZER]));
     expect((await kube.get<CapiCluster>(capiPath(name))).metadata.deletionTimestamp).toBeUndefined();
 
     await removeFinalizer(clusterPath(name), FOREIGN_FINALIZER);
@@ -581,5 +585,49 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     await kube.delete(clusterPath(name));
     await gone(infraPath(name), "the applied TestInfraCluster deleted");
     await gone(clusterPath(name), "the Cluster deleted");
+  });
+
+  it("shares the platform with a second ClusterProvider of this image: each marks, watches and releases only its own objects", async () => {
+    const other = "capi-b";
+    const otherKeys = providerKeys({ providerName: other });
+    const second = runProvider(platform, { providerName: other, logName: "cluster-provider-capi-b" });
+    try {
+      const otherConfig = `other-${run}`;
+      await kube.create(collectionPath(PROVIDER_CONFIG), {
+        apiVersion: PROVIDER_CONFIG.apiVersion,
+        kind: PROVIDER_CONFIG.kind,
+        metadata: { name: otherConfig },
+        spec: { providerRef: { name: other }, kubernetesVersions: VERSIONS, template: { clusterClass: { name: "in-memory" } } },
+      });
+      const otherProfile = `${ENVIRONMENT}.${other}.${otherConfig}`;
+      const profile = await until<KubeObject>(objectPath(CLUSTER_PROFILE, undefined, otherProfile), `profile ${otherProfile}`, () => true);
+      expect(profile.metadata?.labels).toEqual(otherKeys.labels);
+      const config = await kube.get<ProviderConfig>(objectPath(PROVIDER_CONFIG, undefined, otherConfig));
+      expect(config.metadata.finalizers).toEqual([otherKeys.finalizers.providerConfig]);
+
+      const mine = `mine-${run}`;
+      const theirs = `theirs-${run}`;
+      await createCluster(mine, profileOf(classConfig));
+      await createCluster(theirs, otherProfile);
+      for (const [name, keys] of [[mine, KEYS], [theirs, otherKeys]] as const) {
+        const cluster = await configured(name, "Applied");
+        expect(cluster.metadata.finalizers).toEqual([keys.finalizers.cluster]);
+        const capi = await kube.get<CapiCluster>(capiPath(name));
+        expect(capi.metadata.labels).toMatchObject(keys.labels);
+        // Each owns its objects' fields as its own manager, so neither apply takes fields from the other.
+        const managedFields = (capi.metadata as { managedFields?: { manager?: string }[] }).managedFields ?? [];
+        expect(new Set(managedFields.map((entry) => entry.manager))).toEqual(new Set([keys.fieldManager]));
+      }
+
+      // The other provider lets its Cluster go; ours is left exactly as it was.
+      const before = await kube.get<CapiCluster>(capiPath(mine));
+      await kube.delete(clusterPath(theirs));
+      await gone(clusterPath(theirs), "their Cluster deleted");
+      const after = await kube.get<CapiCluster>(capiPath(mine));
+      expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+      expect((await kube.get<OpenMcpCluster>(clusterPath(mine))).metadata.finalizers).toEqual([KEYS.finalizers.cluster]);
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -62,15 +62,7 @@ import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { profileBelongsTo } from "../openmcp/responsibility.js";
 import { commonPhase } from "../openmcp/status-phase.js";
-import {
-  FIELD_MANAGER,
-  FINALIZERS,
-  MANAGED_BY,
-  MANAGED_BY_LABEL,
-  OPENMCP_CLUSTER_NAME_LABEL,
-  OPENMCP_CLUSTER_NAMESPACE_LABEL,
-  type ProviderIdentity,
-} from "../provider/provider-identity.js";
+import { OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";
 import { platformKey } from "../provider/platform-keys.js";
 import {
@@ -96,8 +88,6 @@ const DELETION_RECHECK_MS = 5_000;
  * another config or someone else installs.
  */
 const PROVIDERS_RECHECK_MS = 120_000;
-/** The applied-objects record has a field manager of its own: see applied-objects.ts. */
-const RECORD_FIELD_MANAGER = `${FIELD_MANAGER}/applied-objects`;
 
 export interface ClusterReconcilerOptions {
   readonly identity: ProviderIdentity;
@@ -105,7 +95,7 @@ export interface ClusterReconcilerOptions {
   readonly clusters: Store<OpenMcpCluster>;
   readonly profiles: Store<ClusterProfile>;
   readonly configs: Store<ProviderConfig>;
-  /** Cluster API Clusters carrying our managed-by label. */
+  /** Cluster API Clusters carrying this provider's labels. */
   readonly capiClusters: Store<CapiCluster>;
   readonly recorder: EventRecorder;
 }
@@ -115,18 +105,23 @@ type Plan = { readonly objects: ClusterApiObjects; readonly version: string; rea
 
 export class ClusterReconciler implements Reconciler {
   private readonly discovery: ApiDiscovery;
+  private readonly keys: ProviderKeys;
+  /** The applied-objects record has a field manager of its own: see applied-objects.ts. */
+  private readonly recordFieldManager: string;
 
   constructor(private readonly options: ClusterReconcilerOptions) {
     this.discovery = new ApiDiscovery(options.client);
+    this.keys = providerKeys(options.identity);
+    this.recordFieldManager = `${this.keys.fieldManager}/applied-objects`;
   }
 
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const cluster = this.options.clusters.get(joinKey(request));
     if (cluster === undefined || operationOf(cluster) === OPERATION.Ignore) return undefined;
-    if (!this.isOurs(cluster) && !hasFinalizer(cluster, FINALIZERS.cluster)) return undefined;
+    if (!this.isOurs(cluster) && !hasFinalizer(cluster, this.keys.finalizers.cluster)) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(OPENMCP_CLUSTER, request.namespace, request.name);
-    const result = await finalize(client, path, cluster as OpenMcpCluster, FINALIZERS.cluster, {
+    const result = await finalize(client, path, cluster as OpenMcpCluster, this.keys.finalizers.cluster, {
       apply: (live) => this.apply(client, live, signal),
       cleanup: (live) => this.cleanup(client, live, signal),
     });
@@ -198,7 +193,7 @@ export class ClusterReconciler implements Reconciler {
           annotations: { [PROVIDER_INFO_ANNOTATION]: providerInfoOf(applied) },
         },
       },
-      FIELD_MANAGER,
+      this.keys.fieldManager,
     );
     const configured: ConditionUpdate = { type: "ClusterConfigured", status: "True", reason: "Applied", message: `Cluster API Cluster ${name} with Kubernetes ${version}` };
     await this.report(client, cluster, [configured, clusterConfigs], applied);
@@ -209,9 +204,9 @@ export class ClusterReconciler implements Reconciler {
   private async applyObjects(client: RestClient, objects: ClusterApiObjects, signal: AbortSignal): Promise<CapiCluster> {
     for (const resource of objects.resources) {
       const resourcePath = await this.discovery.objectPath(resource.apiVersion, resource.kind, resource.metadata.namespace, resource.metadata.name, signal);
-      await client.apply(resourcePath, resource, FIELD_MANAGER);
+      await client.apply(resourcePath, resource, this.keys.fieldManager);
     }
-    return client.apply<CapiCluster>(objectPath(CAPI_CLUSTER, objects.cluster.metadata.namespace, objects.cluster.metadata.name), objects.cluster, FIELD_MANAGER);
+    return client.apply<CapiCluster>(objectPath(CAPI_CLUSTER, objects.cluster.metadata.namespace, objects.cluster.metadata.name), objects.cluster, this.keys.fieldManager);
   }
 
   /** `kind (apiVersion)` of each kind the objects need that the API server does not serve. */
@@ -230,12 +225,12 @@ export class ClusterReconciler implements Reconciler {
     if (text === previous) return text;
     const path = objectPath(OPENMCP_CLUSTER, cluster.metadata.namespace, cluster.metadata.name ?? "");
     const metadata = { name: cluster.metadata.name, namespace: cluster.metadata.namespace, annotations: { [APPLIED_OBJECTS_ANNOTATION]: text } };
-    await client.apply(path, { apiVersion: OPENMCP_CLUSTER.apiVersion, kind: OPENMCP_CLUSTER.kind, metadata }, RECORD_FIELD_MANAGER);
+    await client.apply(path, { apiVersion: OPENMCP_CLUSTER.apiVersion, kind: OPENMCP_CLUSTER.kind, metadata }, this.recordFieldManager);
     return text;
   }
 
   private async cleanup(client: RestClient, cluster: OpenMcpCluster, signal: AbortSignal): Promise<Result | undefined> {
-    const foreign = (cluster.metadata.finalizers ?? []).filter((f) => f !== FINALIZERS.cluster);
+    const foreign = (cluster.metadata.finalizers ?? []).filter((f) => f !== this.keys.finalizers.cluster);
     const name = cluster.metadata.name ?? "";
     const namespace = cluster.metadata.namespace ?? "";
     const capiPath = objectPath(CAPI_CLUSTER, namespace, name);
@@ -299,7 +294,7 @@ export class ClusterReconciler implements Reconciler {
         name: cluster.metadata.name ?? "",
         namespace: cluster.metadata.namespace ?? "",
         kubernetesVersion: version.version,
-        labels: { ...MANAGED_BY, [OPENMCP_CLUSTER_NAME_LABEL]: cluster.metadata.name ?? "", [OPENMCP_CLUSTER_NAMESPACE_LABEL]: cluster.metadata.namespace ?? "" },
+        labels: { ...this.keys.labels, [OPENMCP_CLUSTER_NAME_LABEL]: cluster.metadata.name ?? "", [OPENMCP_CLUSTER_NAMESPACE_LABEL]: cluster.metadata.namespace ?? "" },
         template: config.spec.template as ClusterTemplate,
       });
       return { objects, version: version.version, configName };
@@ -315,7 +310,8 @@ export class ClusterReconciler implements Reconciler {
     const existing = cached ?? (await getIfPresent<CapiCluster>(client, objectPath(CAPI_CLUSTER, objects.cluster.metadata.namespace, objects.cluster.metadata.name)));
     if (existing === undefined) return false;
     const labels = existing.metadata.labels ?? {};
-    return labels[MANAGED_BY_LABEL] !== MANAGED_BY[MANAGED_BY_LABEL] || labels[OPENMCP_CLUSTER_NAME_LABEL] !== objects.cluster.metadata.labels[OPENMCP_CLUSTER_NAME_LABEL];
+    const ours = Object.entries(this.keys.labels).every(([key, value]) => labels[key] === value);
+    return !ours || labels[OPENMCP_CLUSTER_NAME_LABEL] !== objects.cluster.metadata.labels[OPENMCP_CLUSTER_NAME_LABEL];
   }
 
   private madeFor(obj: DeepReadonly<Pick<KubeObject, "metadata">>, cluster: DeepReadonly<OpenMcpCluster>): boolean {
@@ -375,7 +371,7 @@ export class ClusterReconciler implements Reconciler {
       ...(observed.endpoints === undefined || observed.endpoints.length === 0 ? {} : { endpoints: observed.endpoints }),
       ...(observed.providerStatus === undefined ? {} : { providerStatus: observed.providerStatus }),
     };
-    await applyStatus(client, objectPath(OPENMCP_CLUSTER, cluster.metadata.namespace, cluster.metadata.name ?? ""), cluster, status, FIELD_MANAGER);
+    await applyStatus(client, objectPath(OPENMCP_CLUSTER, cluster.metadata.namespace, cluster.metadata.name ?? ""), cluster, status, this.keys.fieldManager);
     for (const condition of conditions) {
       const before = findCondition(previous, condition.type);
       if (condition.status === "False" && condition.reason !== "Deleting" && (before?.status !== condition.status || before.reason !== condition.reason)) {

@@ -9,7 +9,7 @@ const fromObjects: CapiCluster = { apiVersion: "cluster.x-k8s.io/v1beta2", kind:
 describe("providerStatusOf", () => {
   it("names the Cluster API Cluster, its ClusterClass and Cluster API's phase", () => {
     expect(providerStatusOf(fromClass)).toEqual({
-      apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1",
+      apiVersion: "capi.clusters.openmcp.cloud/v1alpha1",
       kind: "ClusterStatus",
       clusterApiCluster: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", namespace: "ns", name: "c1" },
       clusterClass: "in-memory",
@@ -19,7 +19,7 @@ describe("providerStatusOf", () => {
 
   it("names the infrastructure kind of a Cluster made from template objects", () => {
     expect(providerStatusOf(fromObjects)).toEqual({
-      apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1",
+      apiVersion: "capi.clusters.openmcp.cloud/v1alpha1",
       kind: "ClusterStatus",
       clusterApiCluster: { apiVersion: "cluster.x-k8s.io/v1beta2", kind: "Cluster", namespace: "ns", name: "c1" },
       infrastructureKind: "ExampleCluster",

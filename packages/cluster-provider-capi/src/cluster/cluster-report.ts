@@ -15,7 +15,7 @@ import type { ConditionUpdate, DeepReadonly } from "@edgeconnect/runtime";
 import { APISERVER_ENDPOINT, K8S_VERSION_LABEL } from "../openmcp/constants.js";
 import type { CapiCluster } from "./cluster-reconciler.js";
 
-export const PROVIDER_STATUS_API_VERSION = "capi.clusters.edgeconnect.eu/v1alpha1";
+export const PROVIDER_STATUS_API_VERSION = "capi.clusters.openmcp.cloud/v1alpha1";
 
 export interface CapiProviderStatus {
   readonly apiVersion: typeof PROVIDER_STATUS_API_VERSION;

@@ -14,7 +14,7 @@ import {
 } from "./desired-providers.js";
 
 const API_VERSION = "operator.cluster.x-k8s.io/v1alpha2";
-const PREFIX = "config.capi.clusters.edgeconnect.eu/";
+const PREFIX = "config.capi.clusters.openmcp.cloud/";
 
 function config(name: string, providers: ProviderConfigV1alpha1Providers | undefined): ConfigDeclarations {
   return {
@@ -161,8 +161,8 @@ describe("declaredByLabel and declaringConfigs", () => {
         "app.kubernetes.io/managed-by": "cluster-provider-capi",
         [declaredByLabel("eks")]: "",
         [declaredByLabel("eks-large")]: "",
-        "config.capi.clusters.edgeconnect.eu.other/x": "",
-        "capi.clusters.edgeconnect.eu/cluster-name": "c",
+        "config.capi.clusters.openmcp.cloud.other/x": "",
+        "capi.clusters.openmcp.cloud/cluster-name": "c",
       }),
     ).toEqual(["eks", "eks-large"]);
   });

@@ -39,7 +39,7 @@ describe("ProviderConfig examples", () => {
     expect(docs).toHaveLength(1);
     const [config] = docs;
     if (config === undefined) throw new Error("no document");
-    expect(config.apiVersion).toBe("capi.clusters.edgeconnect.eu/v1alpha1");
+    expect(config.apiVersion).toBe("capi.clusters.openmcp.cloud/v1alpha1");
     expect(configProblems(config)).toEqual([]);
     expect(clusterProfileName("prod", config.spec.providerRef.name, config.metadata.name ?? "")).toBe(`prod.capi.${config.metadata.name ?? ""}`);
     expect(declaredProviders(config).length).toBeGreaterThan(0);

@@ -29,10 +29,13 @@ import { connectFromEnv, eventually, holds, waitForObject, waitUntilGone } from 
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { OPERATION_ANNOTATION } from "../openmcp/constants.js";
-import { FINALIZERS } from "../provider/provider-identity.js";
+import { providerKeys } from "../provider/provider-identity.js";
 import { ENVIRONMENT, PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";
 import type { OperatorProvider } from "./operator-providers.js";
 import type { ClusterProfile, OpenMcpCluster, ProviderConfig } from "./provider-config-reconciler.js";
+
+/** The keys the provider under test (PROVIDER_NAME) marks its own objects with. */
+const KEYS = providerKeys({ providerName: PROVIDER_NAME });
 
 const { state } = connectFromEnv();
 // Only where the environment runs a local kube-apiserver (not kind, not skipped) is there a binary to start another.
@@ -55,7 +58,7 @@ function conditionOf(obj: Conditioned, type: string): { status: string; reason: 
 
 const MERGE_PATCH = "application/merge-patch+json";
 const MANAGED_BY = { "app.kubernetes.io/managed-by": "cluster-provider-capi" };
-const declaredBy = (config: string): string => `config.capi.clusters.edgeconnect.eu/${config}`;
+const declaredBy = (config: string): string => `config.capi.clusters.openmcp.cloud/${config}`;
 
 const CLASS_TEMPLATE: ProviderConfigV1alpha1Spec["template"] = {
   clusterClass: { name: "in-memory", controlPlane: { replicas: 1 }, workers: { machineDeployments: [{ class: "default-worker", name: "md-0", replicas: 1 }] } },
@@ -166,7 +169,7 @@ describeInfra("config controller on a platform cluster of its own", () => {
     });
 
     const installing = await until<ProviderConfig>(configPath(name), "the config waiting for the operator", (c) => conditionOf(c, "ProvidersReady")?.reason === "Installing");
-    expect(installing.metadata.finalizers).toContain(FINALIZERS.providerConfig);
+    expect(installing.metadata.finalizers).toContain(KEYS.finalizers.providerConfig);
     expect(installing.status?.phase).toBe("Progressing");
     expect(installing.status?.profile).toBe(profileName(name));
     expect(conditionOf(installing, "TemplateValid")?.status).toBe("True");

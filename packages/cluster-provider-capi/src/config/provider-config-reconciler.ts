@@ -45,7 +45,7 @@ import { commonPhase } from "../openmcp/status-phase.js";
 import { OPERATION } from "../openmcp/constants.js";
 import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
-import { FIELD_MANAGER, FINALIZERS, MANAGED_BY, type ProviderIdentity } from "../provider/provider-identity.js";
+import { FIELD_MANAGER, MANAGED_BY, providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";
 import {
   declaredByLabel,
@@ -78,14 +78,18 @@ export interface ProviderConfigReconcilerOptions {
 }
 
 export class ProviderConfigReconciler implements Reconciler {
-  constructor(private readonly options: ProviderConfigReconcilerOptions) {}
+  private readonly keys: ProviderKeys;
+
+  constructor(private readonly options: ProviderConfigReconcilerOptions) {
+    this.keys = providerKeys(options.identity);
+  }
 
   async reconcile(request: Request, { signal }: ReconcileContext): Promise<Result | undefined> {
     const config = this.options.configs.get(joinKey(request));
     if (config === undefined || !this.isOurs(config) || operationOf(config) === OPERATION.Ignore) return undefined;
     const client = this.options.client.withSignal(signal);
     const path = objectPath(PROVIDER_CONFIG, undefined, request.name);
-    const result = await finalize(client, path, config as ProviderConfig, FINALIZERS.providerConfig, {
+    const result = await finalize(client, path, config as ProviderConfig, this.keys.finalizers.providerConfig, {
       apply: (live) => this.apply(client, live),
       cleanup: (live) => this.cleanup(client, live),
     });
@@ -140,7 +144,7 @@ export class ProviderConfigReconciler implements Reconciler {
     }
     await this.releaseUndeclared(client, name, new Set(applicable.map(providerKey)));
 
-    await client.apply(objectPath(CLUSTER_PROFILE, undefined, profile), this.profileObject(profile, config), FIELD_MANAGER);
+    await client.apply(objectPath(CLUSTER_PROFILE, undefined, profile), this.profileObject(profile, config), this.keys.fieldManager);
 
     const providers = this.providerStatuses(declared);
     const notReady = providers.filter((p) => p.status.ready !== true);
@@ -233,7 +237,7 @@ export class ProviderConfigReconciler implements Reconciler {
     return {
       apiVersion: CLUSTER_PROFILE.apiVersion,
       kind: CLUSTER_PROFILE.kind,
-      metadata: { name: profile, labels: { ...MANAGED_BY } },
+      metadata: { name: profile, labels: { ...this.keys.labels } },
       spec: {
         providerRef: { name: this.options.identity.providerName },
         providerConfigRef: { name: config.metadata.name },
@@ -271,7 +275,7 @@ export class ProviderConfigReconciler implements Reconciler {
       providers: [...providers],
       conditions,
     };
-    await applyStatus(client, objectPath(PROVIDER_CONFIG, undefined, config.metadata.name ?? ""), config, status, FIELD_MANAGER);
+    await applyStatus(client, objectPath(PROVIDER_CONFIG, undefined, config.metadata.name ?? ""), config, status, this.keys.fieldManager);
     const before = findCondition(previous, "TemplateValid");
     const now = findCondition(conditions, "TemplateValid");
     if (now !== undefined && now.status === "False" && (before?.status !== now.status || before.message !== now.message)) {

@@ -83,7 +83,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
     expect(Date.now() - started).toBeLessThan(20_000);
     // Everything before the wait is in place: the namespace, the CRD and an object of it.
     expect(await httpStatus(platform.client, "/apis/fake.edgeconnect.eu/v1/namespaces/fake-operator-system/widgets/defaults")).toBe(200);
-    expect(await httpStatus(platform.client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/providerconfigs.capi.clusters.edgeconnect.eu")).toBe(200);
+    expect(await httpStatus(platform.client, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/providerconfigs.capi.clusters.openmcp.cloud")).toBe(200);
   }, 60_000);
 
   it("installs from a ConfigMap pinned by SHA-256, then waits for the core provider the operator would install", async () => {

@@ -39,7 +39,7 @@ import { ClusterReconciler, type CapiCluster } from "../cluster/cluster-reconcil
 import { declaringConfigs } from "../config/desired-providers.js";
 import { OPERATOR_PROVIDER_KINDS, operatorResource, OperatorProviderStores, type OperatorProvider } from "../config/operator-providers.js";
 import { ProviderConfigReconciler, type ClusterProfile, type OpenMcpCluster, type ProviderConfig } from "../config/provider-config-reconciler.js";
-import { MANAGED_BY_SELECTOR, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, type ProviderIdentity } from "../provider/provider-identity.js";
+import { MANAGED_BY_SELECTOR, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, providerKeys, type ProviderIdentity } from "../provider/provider-identity.js";
 import { platformKey } from "../provider/platform-keys.js";
 
 export const COMPONENT = "cluster-provider-capi";
@@ -128,14 +128,16 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   const accessRequestHandlers = combineHandlers<AccessRequest>(enqueueObject(accessController), statusChanges(accessController, (ar) => [requestFor(ar)]));
   const operatorProviderHandlers = enqueueMapped<OperatorProvider>(configController, (p) => declaringConfigs(p.metadata.labels).flatMap(configNamed));
 
+  // What this provider alone owns; operator objects are shared with other providers of this image.
+  const ownSelector = providerKeys(provider).selector;
   const sources = {
     providerConfigs: reflector(client, collectionPath(PROVIDER_CONFIG), configs, logger, configHandlers),
     clusterProfiles: reflector(client, collectionPath(CLUSTER_PROFILE), profiles, logger, profileHandlers),
     clusters: reflector(client, collectionPath(OPENMCP_CLUSTER), clusters, logger, clusterHandlers),
     accessRequests: reflector(client, collectionPath(ACCESS_REQUEST), accessRequests, logger, accessRequestHandlers),
-    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, capiClusterHandlers, MANAGED_BY_SELECTOR),
+    capiClusters: reflector(client, collectionPath(CAPI_CLUSTER), capiClusters, logger, capiClusterHandlers, ownSelector),
     // A deleted or edited access Secret is put back at once, not at the token's renewal.
-    accessSecrets: reflector(client, "/api/v1/secrets", accessSecrets, logger, enqueueMapped(accessController, owningAccessRequest), MANAGED_BY_SELECTOR),
+    accessSecrets: reflector(client, "/api/v1/secrets", accessSecrets, logger, enqueueMapped(accessController, owningAccessRequest), ownSelector),
     ...Object.fromEntries(
       OPERATOR_PROVIDER_KINDS.map((kind) => [
         `operator${kind}s`,

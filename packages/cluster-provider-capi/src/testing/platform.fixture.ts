@@ -66,12 +66,12 @@ export interface RunningProvider {
   stop(): Promise<void>;
 }
 
-/** The provider's `run` in this process, as `--environment=test --provider-name=capi` with metrics and probes off. */
-export function runProvider(platform: Platform, options: { readonly workloads?: WorkloadClusters; readonly logName?: string } = {}): RunningProvider {
+/** The provider's `run` in this process, as `--environment=test --provider-name=capi` (or `providerName`) with metrics and probes off. */
+export function runProvider(platform: Platform, options: { readonly workloads?: WorkloadClusters; readonly logName?: string; readonly providerName?: string } = {}): RunningProvider {
   const flags: RunFlags = {
     command: "run",
     environment: ENVIRONMENT,
-    providerName: PROVIDER_NAME,
+    providerName: options.providerName ?? PROVIDER_NAME,
     verbosity: "DEBUG",
     help: false,
     metricsBindAddress: "0",

@@ -76,7 +76,7 @@ export const USAGE = `Usage: provider-controller [flags]
   --leader-elect[=BOOL]                    default false
   --leader-elect-resource-namespace=NS     Lease namespace in the provider workspace on kcp; default kube-system
   --leader-elect-resource-name=NAME        default provider-controller
-  --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.edgeconnect.eu
+  --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.openmcp.cloud
                                            ProviderConfigs) on the infrastructure cluster; true or false, default false
   --orphan-audit-interval=DURATION         how often the leader reports infrastructure whose KubernetesCluster is gone;
                                            default 10m; 0 disables

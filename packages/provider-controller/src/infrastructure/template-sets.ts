@@ -1,7 +1,7 @@
 /**
  * The template sets a platform offers for ClusterAPI clusters: the
  * ProviderConfigs of the Cluster API cluster provider
- * (`capi.clusters.edgeconnect.eu`, cluster-scoped) on the infrastructure
+ * (`capi.clusters.openmcp.cloud`, cluster-scoped) on the infrastructure
  * cluster, one format for both products. The provider-controller reads
  * their `kubernetesVersions` and `template`; their `providers` are the
  * cluster provider's config controller's business. The platform team's

@@ -17,7 +17,7 @@ const spec = (overrides: Partial<NonNullable<KubernetesCluster["spec"]>> = {}): 
 });
 
 const inMemory = {
-  apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1",
+  apiVersion: "capi.clusters.openmcp.cloud/v1alpha1",
   kind: "ProviderConfig",
   metadata: { name: "in-memory" },
   spec: {

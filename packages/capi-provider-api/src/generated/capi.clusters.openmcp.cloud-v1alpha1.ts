@@ -3,13 +3,13 @@
 
 import type { ObjectMeta } from "@edgeconnect/kcp-ts";
 
-// ProviderConfig v1alpha1, from packages/capi-provider-api/crds/capi.clusters.edgeconnect.eu_providerconfigs.yaml
+// ProviderConfig v1alpha1, from packages/capi-provider-api/crds/capi.clusters.openmcp.cloud_providerconfigs.yaml
 
 /**
  * ProviderConfig configures one ClusterProfile of the Cluster API cluster provider: which Cluster API providers it needs, which Kubernetes versions it offers and how its Clusters are made.
  */
 export type ProviderConfigV1alpha1 = {
-  apiVersion: "capi.clusters.edgeconnect.eu/v1alpha1";
+  apiVersion: "capi.clusters.openmcp.cloud/v1alpha1";
   kind: "ProviderConfig";
   /**
    * Standard object metadata. The CRD requires `name` to be 0 to 63 characters and matching `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
