@@ -30,6 +30,7 @@ import { applyCrds, connectFromEnv, eventually, holds, waitForObject, waitUntilG
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OpenMcpCluster, ProviderConfig } from "../config/provider-config-reconciler.js";
+import { K8S_VERSION_LABEL, OPERATION, OPERATION_ANNOTATION, PROVIDER_INFO_ANNOTATION, PROVIDER_LABEL } from "../openmcp/constants.js";
 import { providerKeys } from "../provider/provider-identity.js";
 import { ENVIRONMENT, PROVIDER_NAME, runProvider, startPlatform, type Platform, type RunningProvider } from "../testing/platform.fixture.js";
 import type { CapiCluster } from "./cluster-reconciler.js";
@@ -214,8 +215,8 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
 
   /** Asks for a reconcile of the Cluster and waits until it is done: the controller clears the annotation after it applied. */
   async function reconciled(name: string): Promise<OpenMcpCluster> {
-    await patch(clusterPath(name), { metadata: { annotations: { "openmcp.cloud/operation": "reconcile" } } });
-    return until<OpenMcpCluster>(clusterPath(name), `Cluster ${name} reconciled`, (c) => c.metadata.annotations?.["openmcp.cloud/operation"] === undefined);
+    await patch(clusterPath(name), { metadata: { annotations: { [OPERATION_ANNOTATION]: OPERATION.Reconcile } } });
+    return until<OpenMcpCluster>(clusterPath(name), `Cluster ${name} reconciled`, (c) => c.metadata.annotations?.[OPERATION_ANNOTATION] === undefined);
   }
 
   /** Waits until the config controller has published the config's versions: the shared caches have the config's change. */
@@ -232,7 +233,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     const progressing = await until<OpenMcpCluster>(clusterPath(name), "the Cluster Progressing", (c) => c.status?.phase === "Progressing" && conditionOf(c, "ClusterConfigured")?.status === "True");
     expect(progressing.metadata.finalizers).toContain(KEYS.finalizers.cluster);
     expect(conditionOf(progressing, "ClusterReady")?.status).toBe("False");
-    expect(progressing.metadata.labels).toMatchObject({ "clusters.openmcp.cloud/provider": PROVIDER_NAME, "clusters.openmcp.cloud/k8sversion": "1.34.1" });
+    expect(progressing.metadata.labels).toMatchObject({ [PROVIDER_LABEL]: PROVIDER_NAME, [K8S_VERSION_LABEL]: "1.34.1" });
 
     const capi = await kube.get<CapiCluster>(capiPath(name));
     expect(capi.metadata.labels).toEqual({
@@ -286,7 +287,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
       clusterClass: "in-memory",
       phase: "Provisioned",
     });
-    expect(ready.metadata.annotations?.["clusters.openmcp.cloud/providerinfo"]).toBe("ClusterClass in-memory");
+    expect(ready.metadata.annotations?.[PROVIDER_INFO_ANNOTATION]).toBe("ClusterClass in-memory");
     expect(JSON.stringify(ready)).not.toContain(token);
     expect(ready.status?.observedGeneration).toBe(ready.metadata.generation);
   });
@@ -442,7 +443,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
     await offer(["1.33.4", "1.33.5", "1.33.9", "1.34.1"]);
     let after = await reconciled(name);
     expect((await kube.get<CapiCluster>(capiPath(name))).spec?.topology?.version).toBe("v1.33.5");
-    expect(after.metadata.labels?.["clusters.openmcp.cloud/k8sversion"]).toBe("1.33.5");
+    expect(after.metadata.labels?.[K8S_VERSION_LABEL]).toBe("1.33.5");
     // The running version is no longer offered: nothing is downgraded, and the Cluster stays Ready.
     await offer(["1.34.1"]);
     after = await reconciled(name);
@@ -452,7 +453,7 @@ describeInfra("cluster controller on a platform cluster of its own", () => {
 
     await patch(clusterPath(name), { spec: { kubernetes: { version: "1.34" } } });
     await until<CapiCluster>(capiPath(name), "the Cluster API Cluster upgraded", (c) => c.spec?.topology?.version === "v1.34.1");
-    await until<OpenMcpCluster>(clusterPath(name), "the version label upgraded", (c) => c.metadata.labels?.["clusters.openmcp.cloud/k8sversion"] === "1.34.1");
+    await until<OpenMcpCluster>(clusterPath(name), "the version label upgraded", (c) => c.metadata.labels?.[K8S_VERSION_LABEL] === "1.34.1");
     await reportAvailable(name);
     await until<OpenMcpCluster>(clusterPath(name), "the Cluster Ready again", (c) => c.status?.phase === "Ready");
 

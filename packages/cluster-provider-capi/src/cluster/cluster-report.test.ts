@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import { K8S_VERSION_LABEL } from "../openmcp/constants.js";
 import type { CapiCluster } from "./cluster-reconciler.js";
 import { clusterConfigsCondition, endpointsOf, providerInfoOf, providerStatusOf, runningVersion } from "./cluster-report.js";
 
@@ -49,7 +50,7 @@ describe("endpointsOf", () => {
 });
 
 describe("runningVersion", () => {
-  const label = { "clusters.openmcp.cloud/k8sversion": "1.33.5" };
+  const label = { [K8S_VERSION_LABEL]: "1.33.5" };
   it("is the topology's version, else the version label, and nothing before the Cluster API Cluster exists", () => {
     expect(runningVersion(fromClass, label)).toBe("v1.34.1");
     expect(runningVersion(fromObjects, label)).toBe("1.33.5");
