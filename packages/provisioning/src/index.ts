@@ -163,3 +163,4 @@ export { normalizeClusterApiVersion, type SupportedVersion } from "./cluster-api
 export { templateSetVersion, type TemplateSetVersion, type TemplateSetVersionRequest } from "./template-set/template-set-version.js";
 export { KUBERNETES_VERSION_ANNOTATION, renderTemplateSet, type TemplateSetObjects, type TemplateSetObjectsInput } from "./template-set/template-set-objects.js";
 export { shortHash } from "./hashing/short-hash.js";
+export { annotationRecord } from "./records/annotation-record.js";

@@ -12,6 +12,7 @@
  * API Cluster would not do: it is deleted first, and what the template made
  * is removed after it is gone. It holds names only, never content.
  */
+import { annotationRecord } from "@edgeconnect/provisioning";
 
 /** Applied by its own field manager, so that the other metadata this controller applies does not have to repeat it. */
 export const APPLIED_OBJECTS_ANNOTATION = "capi.clusters.openmcp.cloud/applied-objects";
@@ -35,15 +36,9 @@ export function appliedObjectsOf(resources: readonly RenderedObject[]): AppliedO
 
 /** The record in the annotation; entries not of the recorded form are left out (the annotation can be edited by hand). */
 export function recordedObjects(annotations: Readonly<Record<string, string>> | undefined): AppliedObject[] {
-  const text = annotations?.[APPLIED_OBJECTS_ANNOTATION];
-  if (text === undefined) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  return Array.isArray(parsed) ? parsed.filter(isAppliedObject).map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name })) : [];
+  return annotationRecord(annotations, APPLIED_OBJECTS_ANNOTATION)
+    .filter(isAppliedObject)
+    .map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name }));
 }
 
 export function recordText(objects: readonly AppliedObject[]): string {

@@ -6,6 +6,7 @@
  * list, but status is the tenant's to write, so it is never read back.
  */
 import type { FlavorZone } from "./flavor-matching.js";
+import { annotationRecord } from "../records/annotation-record.js";
 
 export const SOLD_OUT_ANNOTATION = "platform.edgeconnect.eu/sold-out";
 /** The most pairs remembered, oldest dropped: as many as the status shows. */
@@ -17,16 +18,7 @@ export function soldOutAnnotation(soldOut: readonly FlavorZone[]): Record<string
 
 /** The pairs recorded in `annotations`; an unreadable record counts as none (the next SoldOut writes it anew). */
 export function recordedSoldOut(annotations: Readonly<Record<string, string>> | undefined): FlavorZone[] {
-  const text = annotations?.[SOLD_OUT_ANNOTATION];
-  if (text === undefined) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(parsed)) return [];
-  return (parsed as unknown[])
+  return annotationRecord(annotations, SOLD_OUT_ANNOTATION)
     .filter((entry): entry is FlavorZone => typeof (entry as Partial<FlavorZone> | null)?.flavor === "string" && typeof (entry as Partial<FlavorZone> | null)?.zone === "string")
     .slice(-MAX_SOLD_OUT)
     .map(({ flavor, zone }) => ({ flavor, zone }));
