@@ -176,7 +176,8 @@ export class AccessRequestReconciler implements Reconciler {
               if (planned.outcome?.phase === "Denied") await this.revoke(client, live, signal, { workload: !isClusterDeleting(planned.outcome) });
               return this.report(client, live, planned.outcome ?? (await this.tryGrant(client, live, planned, signal)));
             },
-            cleanup: (live) => this.revoke(client, live, signal, { workload: true }),
+            // A workload whose Cluster API Cluster is being deleted may no longer answer, and takes the objects with it.
+            cleanup: async (live) => this.revoke(client, live, signal, { workload: !(await this.clusterGoing(client, live)) }),
           });
     await clearReconcileAnnotation(client, path, ar);
     return result;
@@ -219,7 +220,7 @@ export class AccessRequestReconciler implements Reconciler {
     const cluster = this.options.clusters.get(platformKey(ref.name, ref.namespace));
     if (cluster === undefined) return wait("ClusterNotFound", `Cluster ${ref.namespace}/${ref.name} does not exist`);
     // Foreign finalizers may hold a deleted Cluster for long, and its users need their access meanwhile.
-    if (cluster.metadata.deletionTimestamp !== undefined && (await clusterApiDeletionStarted(client, ref))) {
+    if (await this.clusterGoing(client, ar)) {
       return deny(CLUSTER_DELETING, `Cluster ${ref.namespace}/${ref.name} is being deleted`);
     }
     if (cluster.status?.phase !== "Ready") return wait("ClusterNotReady", `Cluster ${ref.namespace}/${ref.name} is not Ready`);
@@ -292,6 +293,13 @@ export class AccessRequestReconciler implements Reconciler {
     } finally {
       workload.close();
     }
+  }
+
+  /** Whether the request's Cluster is being deleted and Cluster API has begun to delete it. */
+  private async clusterGoing(client: RestClient, ar: AccessRequest): Promise<boolean> {
+    const ref = ar.spec?.clusterRef;
+    const cluster = ref === undefined ? undefined : this.options.clusters.get(platformKey(ref.name, ref.namespace));
+    return ref !== undefined && cluster?.metadata.deletionTimestamp !== undefined && (await clusterApiDeletionStarted(client, ref));
   }
 
   /** Whether an earlier pass granted this generation with all its objects, and nobody asked for a full reconcile since. */

@@ -88,6 +88,18 @@ describe("templateSetVersion for a running cluster", () => {
     expect(choose("v1.31.2", "v1.31.10")).toMatchObject({ ok: false, reason: "UnsupportedChange" });
   });
 
+  it("refuses a downgrade to a version the set does not offer as a downgrade, not as an unknown version", () => {
+    const onlyNewest = [{ version: "1.37.0" }];
+    expect(choose("v1.36", "v1.37.0", onlyNewest)).toEqual({
+      ok: false,
+      reason: "UnsupportedChange",
+      message: "kubernetes.version cannot change from v1.37.0 to v1.36 in place; set it back to v1.37.0",
+    });
+    expect(choose("1.36.4", "v1.37.0", onlyNewest)).toMatchObject({ ok: false, reason: "UnsupportedChange" });
+    // What names no version at all is the offer's question.
+    expect(choose("latest", "v1.37.0", onlyNewest)).toMatchObject({ ok: false, reason: "UnsupportedVersion" });
+  });
+
   it("refuses an upgrade that skips a minor version, naming the one to take first", () => {
     expect(choose("v1.32", "v1.30.9")).toEqual({
       ok: false,

@@ -34,6 +34,8 @@ export function templateSetVersion(request: TemplateSetVersionRequest): Template
   const requested = request.requested?.trim() ?? "";
   const offered = [...request.offered].sort((a, b) => compareClusterApiVersions(b.version, a.version));
   if (current !== undefined && (requested === "" || names(requested, current))) return { ok: true, version: normalizeClusterApiVersion(current) };
+  // Older than what runs is refused whatever is offered: setting it back is the fix, not picking another offer.
+  if (current !== undefined && olderThan(requested, current)) return { ok: false, reason: "UnsupportedChange", message: downgradeRefusal(current, requested) };
   const chosen = requested === "" ? newestClusterApiVersion(offered.filter((entry) => entry.deprecated !== true).map((entry) => entry.version)) : pick(offered, requested);
   if (chosen === undefined) return { ok: false, reason: "UnsupportedVersion", message: unsupported(request.offeredBy, requested, offered) };
   if (current === undefined) return { ok: true, version: chosen };
@@ -59,13 +61,30 @@ function pick(newestFirst: readonly SupportedVersion[], requested: string): stri
 /** Why a running cluster cannot move from `current` to `next`, or undefined when it can. */
 function changeRefusal(current: string, next: string, requested: string): string | undefined {
   const from = normalizeClusterApiVersion(current);
-  if (compareClusterApiVersions(next, from) < 0) return `kubernetes.version cannot change from ${from} to ${requested} in place; set it back to ${from}`;
+  if (compareClusterApiVersions(next, from) < 0) return downgradeRefusal(from, requested);
   const a = clusterApiMinorVersion(from);
   const b = clusterApiMinorVersion(next);
   if (a !== undefined && b !== undefined && a.major === b.major && b.minor > a.minor + 1) {
     return `kubernetes.version cannot skip minor versions from ${from} to ${next}; upgrade to v${a.major}.${a.minor + 1} first`;
   }
   return undefined;
+}
+
+function downgradeRefusal(current: string, requested: string): string {
+  const from = normalizeClusterApiVersion(current);
+  return `kubernetes.version cannot change from ${from} to ${requested} in place; set it back to ${from}`;
+}
+
+/** Whether `requested` (a minor or a full version) names only versions older than `current`; false for what is no version at all. */
+function olderThan(requested: string, current: string): boolean {
+  const minor = minorOnly(requested);
+  const running = clusterApiMinorVersion(current);
+  if (minor !== undefined) return running !== undefined && (minor.major < running.major || (minor.major === running.major && minor.minor < running.minor));
+  try {
+    return compareClusterApiVersions(requested, current) < 0;
+  } catch {
+    return false;
+  }
 }
 
 function unsupported(offeredBy: string, requested: string, newestFirst: readonly SupportedVersion[]): string {
