@@ -218,6 +218,8 @@ describeInfra("access-request controller on a real platform and workload cluster
     for (const own of relays) await own.close();
     admin?.close();
     await workload?.stop();
+    // Its server would keep the test process alive.
+    await issuer?.stop();
     await platform?.stop();
   }, 120_000);
 
