@@ -77,9 +77,10 @@ describeInfra("install (cluster-provider-capi init)", () => {
 
   it("waits past its deadline for a Deployment nobody runs, and says which", async () => {
     const started = Date.now();
-    const run = install({ client: platform.client, configuration: configuration({ file: manifestFile }), logger: SILENT, signal: AbortSignal.timeout(6_000), pollIntervalMs: 200 });
+    const run = install({ client: platform.client, configuration: configuration({ file: manifestFile }), logger: SILENT, signal: AbortSignal.timeout(12_000), pollIntervalMs: 200 });
     await expect(run).rejects.toThrow(InstallTimeoutError);
     await expect(run).rejects.toThrow("still missing: fake-operator-system/fake-operator");
+    // The deadline, not the test timeout, ended it.
     expect(Date.now() - started).toBeLessThan(20_000);
     // Everything before the wait is in place: the namespace, the CRD and an object of it.
     expect(await httpStatus(platform.client, "/apis/fake.edgeconnect.eu/v1/namespaces/fake-operator-system/widgets/defaults")).toBe(200);
@@ -98,7 +99,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
         client: platform.client,
         configuration: configuration({ configMap: { namespace: "default", name: "operator-components" }, sha256 }),
         logger: SILENT,
-        signal: AbortSignal.timeout(8_000),
+        signal: AbortSignal.timeout(20_000),
         pollIntervalMs: 200,
       });
       // No operator runs, so the CoreProvider never gets Ready: the error says so after the manifest was accepted.
@@ -163,7 +164,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
         client: platform.client,
         configuration: { ...configuration({ file: operatorFile }), certManager: { file: certManagerFile } },
         logger: SILENT,
-        signal: AbortSignal.timeout(8_000),
+        signal: AbortSignal.timeout(20_000),
         pollIntervalMs: 200,
       });
       // No operator runs: past the manifests, it waits for the core provider.
@@ -174,7 +175,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
     it("takes a cert-manager the cluster already has", async () => {
       // Gone, so that finding it again shows this run applied it.
       await platform.client.delete("/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned");
-      const run = install({ client: platform.client, configuration: configuration({ file: operatorFile }), logger: SILENT, signal: AbortSignal.timeout(8_000), pollIntervalMs: 200 });
+      const run = install({ client: platform.client, configuration: configuration({ file: operatorFile }), logger: SILENT, signal: AbortSignal.timeout(20_000), pollIntervalMs: 200 });
       await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
       expect(await httpStatus(platform.client, "/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned")).toBe(200);
     }, 60_000);
@@ -202,7 +203,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
     });
 
     it("waits for the operator's Deployment and names what it looks for, installing nothing", async () => {
-      const run = install({ client: platform.client, configuration: existing("helm-capi-operator"), logger: SILENT, signal: AbortSignal.timeout(5_000), pollIntervalMs: 200 });
+      const run = install({ client: platform.client, configuration: existing("helm-capi-operator"), logger: SILENT, signal: AbortSignal.timeout(15_000), pollIntervalMs: 200 });
       await expect(run).rejects.toThrow(
         "timed out waiting for the existing Cluster API Operator: its Deployment Available; still missing: a Deployment labelled clusterctl.cluster.x-k8s.io/core=capi-operator in namespace helm-capi-operator",
       );
@@ -211,7 +212,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
     it("goes on to the core provider once the operator's CRDs are Established and its Deployment Available", async () => {
       await applyManifests(platform.client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "helm-capi-operator" } }, operatorDeployment]);
       standIn = DeploymentStandIn.start(platform.client, [{ namespace: "helm-capi-operator", name: "capi-operator", healthy: () => Promise.resolve(true) }]);
-      const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(15_000), pollIntervalMs: 200 });
+      const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(20_000), pollIntervalMs: 200 });
       await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
     }, 60_000);
 
@@ -225,7 +226,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
       await deleteIfPresent(platform.client, ours);
       await waitUntilGone(platform.client, ours, { description: "our CoreProvider of earlier tests" });
       try {
-        const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(10_000), pollIntervalMs: 200 });
+        const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(20_000), pollIntervalMs: 200 });
         await expect(run).rejects.toThrow("still missing: CoreProvider helm-capi/cluster-api");
         const { items } = await platform.client.list<KubeObject>(collectionPath(CORE_PROVIDER));
         expect(items.map((p) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`)).toEqual(["helm-capi/cluster-api"]);

@@ -223,15 +223,18 @@ async function foreignCoreProvider(options: InstallOptions): Promise<{ namespace
 
 /** Polls `pending` (what is not there yet) until it is empty; at the deadline throws with the last answer. */
 async function waitFor(options: InstallOptions, what: string, pending: () => Promise<string[]>): Promise<void> {
+  let previous: string[] | undefined;
   for (;;) {
     let last: string[];
     try {
       last = await pending();
       if (last.length === 0) return;
     } catch (err) {
-      if (options.signal.aborted) throw err;
+      // The deadline cut a check short: what the last finished check found is still the answer.
+      if (options.signal.aborted) throw new InstallTimeoutError(`timed out waiting for ${what}; still missing: ${(previous ?? ["(not checked before the deadline)"]).join(", ")}`);
       last = [err instanceof Error ? scrubText(err.message) : String(err)];
     }
+    previous = last;
     options.logger.debug({ pending: last }, `waiting for ${what}`);
     try {
       await sleep(options.pollIntervalMs ?? 2_000, undefined, { signal: options.signal });
