@@ -28,7 +28,7 @@ export {
   type Owner,
   type TenantNamespace,
 } from "./tenancy/tenant-namespace.js";
-export { clusterObjectNames, isDnsLabel, isDnsSubdomain, type ClusterObjectNames, type OtcObjectNames } from "./naming/object-names.js";
+export { clusterObjectNames, isDnsLabel, isDnsSubdomain, kubeconfigSecretName, type ClusterObjectNames, type OtcObjectNames } from "./naming/object-names.js";
 export { formatBytes, parseQuantity, QuantityError, toGiB } from "./quantity/quantity.js";
 export { newerKubernetesVersionFirst, normalizeKubernetesVersion, sameKubernetesVersion } from "./version/kubernetes-version.js";
 export {

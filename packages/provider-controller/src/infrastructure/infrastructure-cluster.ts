@@ -29,6 +29,9 @@ export function kindPath(kind: InfraKind, namespace?: string, name?: string): st
   return name === undefined ? `${scoped}/${kind.plural}` : `${scoped}/${kind.plural}/${name}`;
 }
 
+const NAMESPACE_INDEX = "namespace";
+const byNamespace = (obj: DeepReadonly<KubeObject>): readonly string[] => (obj.metadata?.namespace ? [obj.metadata.namespace] : []);
+
 export const NAMESPACES: InfraKind = { apiVersion: "v1", kind: "Namespace", plural: "namespaces" };
 export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "secrets" };
 
@@ -86,7 +89,7 @@ export class InfrastructureCluster {
 
   /** Starts caching `kind` (our objects only), telling `handlers` of changes. */
   watch(kind: InfraKind, handlers: EventHandlers): void {
-    const store = new Store();
+    const store = new Store({ indexers: { [NAMESPACE_INDEX]: byNamespace } });
     this.stores.set(kind.kind, store);
     this.reflectors.set(
       kind.kind,
@@ -123,7 +126,8 @@ export class InfrastructureCluster {
   list<T extends KubeObject>(kind: InfraKind, namespace: string): DeepReadonly<T>[] {
     const store = this.stores.get(kind.kind);
     if (store === undefined) throw new Error(`${kind.kind} is not watched`);
-    return store.list().filter((obj) => obj.metadata?.namespace === namespace) as DeepReadonly<T>[];
+    // By index: a reconcile reads its own tenant's namespace, whatever the number of tenants.
+    return store.byIndex(NAMESPACE_INDEX, namespace) as DeepReadonly<T>[];
   }
 
   /** The same client with every call bound to `signal`: a reconcile's view. */

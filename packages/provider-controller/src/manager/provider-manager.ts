@@ -11,7 +11,7 @@
  *
  * Owns wiring only: which change wakes which object.
  */
-import { collectionPath, PROVIDER_MACHINE_FLAVOR_RESOURCE, type KubernetesCluster, type ProviderConfig, type ProviderMachineFlavor } from "@edgeconnect/api";
+import { collectionPath, PROVIDER_MACHINE_FLAVOR_RESOURCE, type KubernetesCluster, type ProviderMachineFlavor } from "@edgeconnect/api";
 import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { CLUSTER_API_CLUSTER, MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
 import {
@@ -37,13 +37,14 @@ import { OrphanAudit } from "../audit/orphan-audit.js";
 import type { ProviderControllerFlags } from "../cli/flags.js";
 import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.js";
 import { ownerRequest } from "../infrastructure/owner.js";
-import { watchTemplateSets, type TemplateSet } from "../infrastructure/template-sets.js";
+import { watchTemplateSets } from "../infrastructure/template-sets.js";
 import { KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
 import { ProviderMetrics } from "../metrics/provider-metrics.js";
 import { SupersededProviderConfigs } from "../kubernetes-cluster/superseded-provider-configs.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
-import { tenantResources, type Secret } from "../tenant/tenant-resources.js";
+import { tenantResources } from "../tenant/tenant-resources.js";
+import { eventMappers, requestOf } from "./event-mappers.js";
 
 export const COMPONENT = "provider-controller";
 
@@ -59,8 +60,6 @@ export interface ProviderManagerOptions {
 }
 
 type Cluster = DeepReadonly<KubernetesCluster & KubeObject>;
-/** What the event mappers read of any object: where it lives. */
-type Scoped = { readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly annotations?: Readonly<Record<string, string>> } };
 
 /** Runs until `signal` aborts; rejects with LeadershipLostError when the Lease is lost. */
 export async function runProviderManager(options: ProviderManagerOptions, signal: AbortSignal): Promise<void> {
@@ -77,29 +76,16 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   const clusterSink: RequestSink = { enqueue: (request) => clusterController.enqueue(request) };
   const configSink: RequestSink = { enqueue: (request) => configController.enqueue(request) };
   const clusters = (): Cluster[] => source.list(resources.clusters);
-  const clustersIn = (obj: Scoped, match: (kc: Cluster) => boolean): Request[] =>
-    clusters()
-      .filter((kc) => clusterOf(kc) === clusterOf(obj) && kc.metadata?.namespace === obj.metadata?.namespace && match(kc))
-      .map(requestOf);
-  const configsUsing = (secret: DeepReadonly<Secret>): DeepReadonly<ProviderConfig & KubeObject>[] =>
-    source.list(resources.providerConfigs).filter((pc) => {
-      const ref = pc.spec?.credentials.secretRef;
-      // A ProviderConfig reads Secrets of its own namespace only (tenant-credentials.ts).
-      return clusterOf(pc) === clusterOf(secret) && ref?.name === secret.metadata?.name && pc.metadata?.namespace === secret.metadata?.namespace;
-    });
-  const usesConfig = (pc: DeepReadonly<ProviderConfig & KubeObject>) => (kc: Cluster) => kc.spec?.providerRef.configRef?.name === pc.metadata?.name;
+  const mappers = eventMappers({
+    clusters: (index, value) => source.byIndex(resources.clusters, index, value),
+    providerConfigs: (index, value) => source.byIndex(resources.providerConfigs, index, value),
+  });
 
   const resources = tenantResources({
     clusters: combineHandlers(enqueueObject(clusterSink), providerMetrics.clusterHandlers()),
-    providerConfigs: combineHandlers(enqueueObject(configSink), enqueueMapped(clusterSink, (pc) => clustersIn(pc, usesConfig(pc)))),
-    capabilities: enqueueMapped(clusterSink, (mc) => clustersIn(mc, (kc) => kc.spec?.machineCapabilitiesRef.name === mc.metadata?.name)),
-    secrets: combineHandlers(
-      enqueueMapped(configSink, (secret) => configsUsing(secret).map(requestOf)),
-      enqueueMapped(clusterSink, (secret) => [
-        ...configsUsing(secret).flatMap((pc) => clustersIn(pc, usesConfig(pc))),
-        ...clustersIn(secret, (kc) => `${kc.metadata?.name ?? ""}-kubeconfig` === secret.metadata?.name),
-      ]),
-    ),
+    providerConfigs: combineHandlers(enqueueObject(configSink), enqueueMapped(clusterSink, mappers.clustersUsingConfig)),
+    capabilities: enqueueMapped(clusterSink, mappers.clustersUsingCapabilities),
+    secrets: combineHandlers(enqueueMapped(configSink, mappers.configsReadingSecret), enqueueMapped(clusterSink, mappers.clustersOfSecret)),
   });
   const source = new ApiExportSource({
     provider: options.kcp,
@@ -125,14 +111,15 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   });
 
   const flavors = new Store<ProviderMachineFlavor & KubeObject>();
-  // A change in whether the infrastructure answers concerns every cluster: rare, so a wake of all of them is fine.
-  const infra = new InfrastructureCluster(options.infra, logger, { onReachabilityChange: () => wakeAll() });
+  // A change in whether the infrastructure answers concerns every cluster: rare, so a wake of all of them is fine. A pass
+  // waiting on the infrastructure when it goes is ended at once, so that its tenant hears why now, not at the call's deadline.
+  const onReachabilityChange = (reachable: boolean): void => {
+    if (!reachable) clusterController.abortInFlight(() => true, "the infrastructure cluster does not answer");
+    wakeAll();
+  };
+  const infra = new InfrastructureCluster(options.infra, logger, { onReachabilityChange });
   // Every tenant's clusters made from a template set are woken by its change: the set is the platform's, shared by all.
-  const usingSet = (set: DeepReadonly<TemplateSet>): Request[] =>
-    clusters()
-      .filter((kc) => kc.spec?.providerRef.type === "ClusterAPI" && kc.spec.providerRef.templateSet === set.metadata?.name)
-      .map(requestOf);
-  const templateSets = flags.clusterApi ? watchTemplateSets(options.infra, enqueueMapped(clusterSink, usingSet), logger) : undefined;
+  const templateSets = flags.clusterApi ? watchTemplateSets(options.infra, enqueueMapped(clusterSink, mappers.clustersUsingTemplateSet), logger) : undefined;
   if (templateSets !== undefined) infra.track("templatesets", templateSets.reflector);
   const context = {
     resources,
@@ -173,7 +160,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     for (const kc of clusters()) clusterController.enqueue(requestOf(kc));
   };
   const wakeWaiting = (): void => {
-    for (const kc of clusters()) if (kc.status?.phase !== "Ready") clusterController.enqueue(requestOf(kc));
+    for (const request of mappers.waitingClusters()) clusterController.enqueue(request);
   };
   const catalogue = new Reflector<ProviderMachineFlavor & KubeObject>({
     client: options.kcp,
@@ -247,8 +234,4 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     await Promise.all([recorder.flush(), infraRecorder.flush()]);
     gateway.close();
   }
-}
-
-function requestOf(obj: Scoped & { readonly metadata?: { readonly name?: string } }): Request {
-  return { cluster: clusterOf(obj) ?? "", namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }

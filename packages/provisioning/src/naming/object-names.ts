@@ -114,7 +114,7 @@ function otcObjectNames(tenantNamespace: string, name: string, cluster: string |
 }
 
 /** `<name>-kubeconfig`, or for a name too long for that a truncated name with a hash. */
-function kubeconfigSecretName(name: string): string {
+export function kubeconfigSecretName(name: string): string {
   const suffix = "-kubeconfig";
   if (name.length + suffix.length <= MAX_SUBDOMAIN) return `${name}${suffix}`;
   const prefix = name.slice(0, MAX_SUBDOMAIN - suffix.length - HASH_CHARS - 1).replace(/[-.]+$/, "");

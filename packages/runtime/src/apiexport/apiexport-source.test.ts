@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { clusterOf } from "@edgeconnect/kcp-ts";
-import { ApiExportSource, diffEndpoints, type ApiExportSourceOptions, type WatchedResource } from "./apiexport-source.js";
+import { ApiExportSource, diffEndpoints, REPLAY_SLICE, type ApiExportSourceOptions, type WatchedResource } from "./apiexport-source.js";
 import { FakeVirtualWorkspaces, WIDGETS_PATH } from "./fake-virtual-workspace.fixture.js";
 
 describe("diffEndpoints", () => {
@@ -130,6 +130,38 @@ describe("ApiExportSource against several fake shards", () => {
     await until(() => source.hasSynced, "sync");
     fake.putWidget("shard-a", "tenant-a", "w9");
     await until(() => source.list(widgets).length === 2, "the new widget");
+  });
+
+  it("finds objects by index and by key on whichever shard holds them, without a list of every tenant", async () => {
+    const byName: WatchedResource = { ...widgets, indexers: { "by-name": (obj) => [obj.metadata?.name ?? ""] } };
+    fake.setEndpoints(["shard-a", "shard-b"]);
+    startSource({ resources: [byName] });
+    await until(() => source.hasSynced, "sync");
+    expect(source.byIndex(byName, "by-name", "w1").map(clusterOf).sort()).toEqual(["tenant-a", "tenant-b"]);
+    expect(source.byIndex(byName, "by-name", "w3")).toEqual([]);
+    expect(clusterOf(source.get(byName, { cluster: "tenant-b", namespace: "default", name: "w2" }) ?? {})).toBe("tenant-b");
+    expect(source.get(byName, { cluster: "tenant-a", namespace: "default", name: "w2" })).toBeUndefined();
+    expect(() => source.byIndex(byName, "by-colour", "red")).toThrow(/no index "by-colour"/);
+  });
+
+  it("replays a large shard at engagement in slices, letting other work run between them", async () => {
+    const many = Array.from({ length: 2 * REPLAY_SLICE + 1 }, (_, i) => `w${i}`);
+    fake.bind("shard-c", "tenant-c", many);
+    fake.setEndpoints(["shard-c"]);
+    let replayed = 0;
+    let replayedWhenOtherWorkRan: number | undefined;
+    const counting: WatchedResource = {
+      ...widgets,
+      handlers: {
+        added: () => {
+          // Other work, queued behind the replay's first handler call: it runs at the first yield.
+          if (replayed++ === 0) setImmediate(() => (replayedWhenOtherWorkRan = replayed));
+        },
+      },
+    };
+    startSource({ resources: [counting] });
+    await until(() => replayed === many.length, "the replay");
+    expect(replayedWhenOtherWorkRan).toBe(REPLAY_SLICE);
   });
 
   it("goes on applying endpoint changes after a callback throws", async () => {

@@ -28,6 +28,7 @@
 import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import type { EventHandlers } from "../reconcile/handlers.js";
 import { clusterLister, type Lister } from "../reflector/lister.js";
+import { joinKey, type KeyParts } from "../reflector/object-key.js";
 import { Reflector, type ReflectorLogger, type ReflectorOptions } from "../reflector/reflector.js";
 import { CLUSTER_INDEX, Store, type DeepReadonly, type Indexer } from "../reflector/store.js";
 
@@ -89,6 +90,15 @@ const BINDINGS = { name: "apibindings", path: "/clusters/*/apis/apis.kcp.io/v1al
 interface EndpointSlice extends KubeObject {
   status?: { endpoints?: { url: string }[] };
 }
+
+/**
+ * Objects replayed between two yields to the event loop at engagement: a
+ * slice costs well under a millisecond of handler calls (an enqueue or an
+ * index lookup each), so the loop's lag stays far below a Lease renewal.
+ */
+export const REPLAY_SLICE = 500;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const NO_LOGGER: SourceLogger = { warn: () => undefined, info: () => undefined, debug: () => undefined, error: () => undefined };
 
@@ -206,6 +216,25 @@ export class ApiExportSource {
     return this.engagedShards().flatMap((shard) => (shard.store(resource)?.list() ?? []) as DeepReadonly<T>[]);
   }
 
+  /**
+   * The objects of `resource` filed under `value` in its index `index`, on
+   * engaged shards: what an event mapper looks up instead of scanning every
+   * tenant's objects. Throws for an index the resource does not declare.
+   */
+  byIndex<T extends KubeObject>(resource: WatchedResource<T>, index: string, value: string): DeepReadonly<T>[] {
+    return this.engagedShards().flatMap((shard) => (shard.store(resource)?.byIndex(index, value) ?? []) as DeepReadonly<T>[]);
+  }
+
+  /** One object of `resource` by its key parts, from the engaged shard that holds it. */
+  get<T extends KubeObject>(resource: WatchedResource<T>, parts: KeyParts): DeepReadonly<T> | undefined {
+    const key = joinKey(parts);
+    for (const shard of this.engagedShards()) {
+      const found = shard.store(resource)?.get(key);
+      if (found !== undefined) return found as DeepReadonly<T>;
+    }
+    return undefined;
+  }
+
   /** Logical clusters that bind the export, on engaged shards. */
   boundClusters(): string[] {
     const bindings = this.engagedShards().flatMap((shard) => shard.store(BINDINGS)?.list() ?? []);
@@ -290,7 +319,7 @@ export class ApiExportSource {
     shard.synced.then(
       () => this.engage(shard),
       () => undefined,
-    );
+    ).catch((err: unknown) => this.log.error({ err, endpoint: url }, "engaging the shard failed"));
   }
 
   /** Handlers that see nothing until the shard is engaged; engagement reports the state they missed. */
@@ -304,25 +333,39 @@ export class ApiExportSource {
     return { added: when(handlers.added), updated: when(handlers.updated), deleted: when(handlers.deleted) };
   }
 
-  private engage(shard: ShardWorker): void {
+  /**
+   * Engages the shard, then replays its objects to the handlers in slices
+   * that yield to the event loop: a shard of thousands of tenants must not
+   * hold Lease renewals, probes and the watches of other shards for the
+   * whole replay. Events arriving meanwhile go straight to the handlers;
+   * an object replayed after its own newer event is only enqueued twice,
+   * and a reconcile reads the cache, not the event.
+   */
+  private async engage(shard: ShardWorker): Promise<void> {
     if (this.shards.get(shard.url) !== shard) return;
     shard.engaged = true;
     const clusters = shard.clusters();
     for (const cluster of clusters) this.notify("onEngage", cluster);
-    this.report(shard, BINDINGS, (binding) => this.options.onBindingChange?.(clusterOf(binding) ?? "", true));
+    await this.report(shard, BINDINGS, (binding) => this.options.onBindingChange?.(clusterOf(binding) ?? "", true));
     for (const resource of this.options.resources) {
       const added = resource.handlers?.added;
-      if (added) this.report(shard, resource, added);
+      if (added) await this.report(shard, resource, added);
     }
     this.log.info({ endpoint: shard.url, clusters: clusters.size }, "shard engaged");
   }
 
-  private report(shard: ShardWorker, resource: WatchedResource | typeof BINDINGS, handler: (obj: DeepReadonly<KubeObject>) => void): void {
-    for (const obj of shard.store(resource)?.list() ?? []) {
-      try {
-        handler(obj);
-      } catch (err) {
-        this.log.error({ err, resource: resource.name }, "handler failed during engagement");
+  private async report(shard: ShardWorker, resource: WatchedResource | typeof BINDINGS, handler: (obj: DeepReadonly<KubeObject>) => void): Promise<void> {
+    const objects = shard.store(resource)?.list() ?? [];
+    for (let start = 0; start < objects.length; start += REPLAY_SLICE) {
+      if (start > 0) await yieldToEventLoop();
+      // A shard stopped mid-replay has left our view: what is left of it must not reach a handler.
+      if (!shard.engaged || this.shards.get(shard.url) !== shard) return;
+      for (const obj of objects.slice(start, start + REPLAY_SLICE)) {
+        try {
+          handler(obj);
+        } catch (err) {
+          this.log.error({ err, resource: resource.name }, "handler failed during engagement");
+        }
       }
     }
   }
