@@ -40,7 +40,6 @@ export {
   Store,
   type DeepReadonly,
   type Indexer,
-  type ReplaceResult,
   type StoreChange,
   type StoreOptions,
 } from "./reflector/store.js";

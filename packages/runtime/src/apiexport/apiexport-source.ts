@@ -145,8 +145,10 @@ class ShardWorker {
     return clusters;
   }
 
+  /** Asked on every reconcile: a count per store, never an array of the tenant's objects. */
   serves(cluster: string): boolean {
-    return [...this.reflectors.values()].some((r) => r.store.byIndex(CLUSTER_INDEX, cluster).length > 0);
+    for (const reflector of this.reflectors.values()) if (reflector.store.indexCount(CLUSTER_INDEX, cluster) > 0) return true;
+    return false;
   }
 }
 

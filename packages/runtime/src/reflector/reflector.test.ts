@@ -69,10 +69,13 @@ class FakeApiServer {
     return String(this.rv);
   }
 
-  /** Creates or modifies an object; `silently`: no watch event ever tells (a gap, as after compaction). */
-  put(cluster: string, name: string, options: { silently?: boolean; data?: string } = {}): KubeObject {
+  /**
+   * Creates or modifies an object; `silently`: no watch event ever tells (a
+   * gap, as after compaction); `applied`: as `kubectl apply` leaves it.
+   */
+  put(cluster: string, name: string, options: { silently?: boolean; data?: string; applied?: boolean } = {}): KubeObject {
     this.rv += 1;
-    const obj = configMap(cluster, name, String(this.rv), options.data);
+    const obj = configMap(cluster, name, String(this.rv), options.data, options.applied);
     const key = objectKey(obj);
     const type = this.objects.has(key) ? "MODIFIED" : "ADDED";
     this.objects.set(key, obj);
@@ -82,9 +85,11 @@ class FakeApiServer {
 
   remove(cluster: string, name: string, options: { silently?: boolean } = {}): void {
     const key = objectKey(configMap(cluster, name, ""));
-    if (!this.objects.delete(key)) throw new Error(`no ${key}`);
+    const last = this.objects.get(key);
+    if (last === undefined) throw new Error(`no ${key}`);
+    this.objects.delete(key);
     this.rv += 1;
-    if (!options.silently) this.record({ type: "DELETED", object: configMap(cluster, name, String(this.rv)) });
+    if (!options.silently) this.record({ type: "DELETED", object: { ...last, metadata: { ...last.metadata, resourceVersion: String(this.rv) } } });
   }
 
   /** Forgets history: watches from before now get 410. */
@@ -151,11 +156,18 @@ class FakeApiServer {
   }
 }
 
-function configMap(cluster: string, name: string, resourceVersion: string, data = ""): KubeObject {
+function configMap(cluster: string, name: string, resourceVersion: string, data = "", applied = false): KubeObject {
+  const metadata = { name, namespace: "default", resourceVersion, annotations: { "kcp.io/cluster": cluster } };
+  if (!applied) return { apiVersion: "v1", kind: "ConfigMap", metadata, data: { value: data } };
+  const manifest = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data: { value: data } };
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name, namespace: "default", resourceVersion, annotations: { "kcp.io/cluster": cluster } },
+    metadata: {
+      ...metadata,
+      annotations: { ...metadata.annotations, "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify(manifest) },
+      managedFields: [{ manager: "kubectl", operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:value": {} } } }],
+    },
     data: { value: data },
   };
 }
@@ -592,6 +604,189 @@ describe("Reflector against a scripted API server", () => {
         expect(api.requests("list").map((s) => s.query.get("continue"))).toEqual([null, "2", null, "2"]);
         expect(reflector.store.size).toBe(3);
         expect(events).toHaveLength(3);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  });
+
+  describe("transform", () => {
+    it(
+      "stores listed and watched objects without managedFields, then runs the custom transform, and freezes the result",
+      async () => {
+        api.put("c1", "a", { applied: true });
+        const transformSaw: unknown[] = [];
+        const deleted: DeepReadonly<KubeObject>[] = [];
+        const reflector = reflect({
+          transform: (obj) => {
+            transformSaw.push(obj.metadata?.managedFields);
+            // A reader that never looks at data: keep only its size.
+            const { data, ...rest } = obj;
+            return { ...rest, dataBytes: JSON.stringify(data).length };
+          },
+          handlers: {
+            added: (obj) => events.push(`added ${describeObj(obj)}`),
+            updated: (old, obj) => events.push(`updated ${describeObj(old)} -> ${obj.metadata?.resourceVersion ?? ""}`),
+            deleted: (obj) => deleted.push(obj),
+          },
+        });
+        await reflector.synced;
+        await waitFor("the watch", () => api.openWatches === 1);
+        api.put("c1", "b", { applied: true });
+        api.put("c1", "a", { applied: true, data: "v2" });
+        await waitFor("the watch events", () => events.length === 3);
+        api.remove("c1", "b");
+        await waitFor("the delete", () => deleted.length === 1);
+
+        expect(events).toEqual(["added c1|default/a@101", "added c1|default/b@102", "updated c1|default/a@101 -> 103"]);
+        expect(transformSaw).toEqual([undefined, undefined, undefined, undefined]);
+        const stored = reflector.store.get("c1|default/a");
+        for (const obj of [stored, deleted[0]]) {
+          expect(obj?.metadata).not.toHaveProperty("managedFields");
+          expect(Object.keys(obj?.metadata?.annotations ?? {})).toEqual(["kcp.io/cluster", "kubectl.kubernetes.io/last-applied-configuration"]);
+          expect(obj).not.toHaveProperty("data");
+          expect(obj).toHaveProperty("dataBytes");
+          expect(Object.isFrozen(obj)).toBe(true);
+          expect(Object.isFrozen(obj?.metadata?.annotations)).toBe(true);
+        }
+        expect(stored?.metadata?.resourceVersion).toBe("103");
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      "strips by default, without a custom transform",
+      async () => {
+        api.put("c1", "a", { applied: true });
+        const reflector = reflect();
+        await reflector.synced;
+        expect(reflector.store.get("c1|default/a")?.metadata).not.toHaveProperty("managedFields");
+        expect(reflector.store.get("c1|default/a")?.metadata?.annotations).toHaveProperty(["kcp.io/cluster"], "c1");
+      },
+      TEST_TIMEOUT_MS,
+    );
+  });
+
+  describe("streamed relists", () => {
+    /** Five objects on three pages of two, listed and watched; returns the reflector once the watch is open. */
+    async function syncedOverThreePages(): Promise<Reflector> {
+      for (const name of ["a", "b", "c", "d", "e"]) api.put("c1", name);
+      const reflector = reflect();
+      await reflector.synced;
+      await waitFor("the watch", () => api.openWatches === 1);
+      return reflector;
+    }
+
+    it(
+      "stores each page before fetching the next",
+      async () => {
+        for (const name of ["a", "b", "c", "d", "e"]) api.put("c1", name);
+        const sizeAtPage: number[] = [];
+        api.onList = ({ query }) => {
+          if (query.get("continue") !== null) sizeAtPage.push(reflector.store.size);
+          return false;
+        };
+        const reflector = reflect();
+        await reflector.synced;
+        // Fetching page 2 the store holds page 1; fetching page 3, pages 1 and 2.
+        expect(sizeAtPage).toEqual([2, 4]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      "reports a multi-page relist's changes (changed, added, then deleted at the end) and nothing for unchanged objects",
+      async () => {
+        const reflector = await syncedOverThreePages();
+        const atPage2: string[] = [];
+        api.onList = ({ n, query }) => {
+          if (n === 5 && query.get("continue") === "2") atPage2.push(...reflector.store.list().map(describeObj).sort());
+          return false;
+        };
+        events.length = 0;
+        api.put("c1", "a", { data: "v2", silently: true });
+        api.remove("c1", "c", { silently: true });
+        api.put("c1", "f", { silently: true });
+        api.compact();
+        api.broadcast(expired(), { end: true });
+
+        await waitFor("the relist", () => count("deleted") === 1);
+        expect(events).toEqual(["updated c1|default/a@101 -> 106", "added c1|default/f@108", "deleted c1|default/c"]);
+        // Mid-relist: page 1's change is in, the deleted object still there.
+        expect(atPage2).toEqual(["c1|default/a@106", "c1|default/b@102", "c1|default/c@103", "c1|default/d@104", "c1|default/e@105"]);
+        expect(reflector.store.list().map(describeObj).sort()).toEqual(["a@106", "b@102", "d@104", "e@105", "f@108"].map((n) => `c1|default/${n}`));
+        expect(reflector.lastSyncResourceVersion).toBe("108");
+        await waitFor("a new watch", () => api.openWatches === 1);
+        expect(api.requests("watch").at(-1)?.query.get("resourceVersion")).toBe("108");
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      "deletes nothing, keeps the cursor and stays synced when a relist fails on page 2",
+      async () => {
+        const reflector = await syncedOverThreePages();
+        // Lists 1 to 3 were the first list; 4 is the relist's page 1.
+        api.onList = ({ n, res }) => {
+          if (n === 5) sendJson(res, 500, { kind: "Status", code: 500, reason: "InternalError" });
+          // The retry: held unanswered, so that the failed relist's state stays to be looked at.
+          return n >= 5;
+        };
+        events.length = 0;
+        api.put("c1", "a", { data: "v2", silently: true });
+        api.remove("c1", "e", { silently: true });
+        api.compact();
+        api.broadcast(expired(), { end: true });
+
+        await waitFor("the retried relist", () => api.requests("list").length === 6);
+        expect(logs.some((l) => l.msg === "list failed")).toBe(true);
+        expect(events).toEqual(["updated c1|default/a@101 -> 106"]);
+        expect(reflector.store.size).toBe(5);
+        expect(reflector.store.get("c1|default/e")).toBeDefined();
+        expect(reflector.lastSyncResourceVersion).toBe("105");
+        expect(reflector.hasSynced).toBe(true);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      "claims no sync when the first list fails on page 2, though it keeps page 1",
+      async () => {
+        for (const name of ["a", "b", "c"]) api.put("c1", name);
+        api.onList = ({ n, res }) => {
+          if (n === 2) sendJson(res, 500, { kind: "Status", code: 500, reason: "InternalError" });
+          return n >= 2;
+        };
+        const reflector = reflect();
+        await waitFor("the retried list", () => api.requests("list").length === 3);
+        expect(reflector.hasSynced).toBe(false);
+        expect(reflector.lastSyncResourceVersion).toBe("");
+        expect(reflector.store.size).toBe(2);
+        await reflector.stop();
+        await expect(reflector.synced).rejects.toBeInstanceOf(InitialSyncError);
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      "deletes an object that an abandoned attempt listed but the restart's snapshot lacks",
+      async () => {
+        for (const name of ["a", "b", "c"]) api.put("c1", name);
+        const reflector = reflect();
+        await reflector.synced;
+        await waitFor("the watch", () => api.openWatches === 1);
+        api.onList = ({ n, res }) => {
+          if (n !== 3) return false;
+          // Between the relist's page 1 (which listed a) and its page 2, a goes and the token expires.
+          api.remove("c1", "a", { silently: true });
+          sendJson(res, 410, { kind: "Status", code: 410, reason: "Expired", message: "continue token expired" });
+          return true;
+        };
+        api.compact();
+        api.broadcast(expired(), { end: true });
+
+        await waitFor("the relist", () => count("deleted") === 1);
+        expect(events.filter((e) => !e.startsWith("added"))).toEqual(["deleted c1|default/a"]);
+        expect(reflector.store.list().map(describeObj).sort()).toEqual(["c1|default/b@102", "c1|default/c@103"]);
       },
       TEST_TIMEOUT_MS,
     );

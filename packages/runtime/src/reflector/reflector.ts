@@ -6,15 +6,33 @@
  *
  * Owns: the endpoint's single resourceVersion cursor, when to relist, retry
  * timing, and turning store changes into handler calls (each change exactly
- * once). Must not: look into objects beyond key and resourceVersion, order
- * resourceVersions, or share its store with another reflector (a relist
- * replaces the whole store).
+ * once). Must not: look into objects beyond key and resourceVersion (and
+ * the fields it strips, see transform.ts), order resourceVersions, or share
+ * its store with another reflector (a relist removes whatever it did not
+ * list).
+ *
+ * A relist is streamed: each page goes into the store (and its changes to
+ * the handlers) as it arrives and is then dropped; only after the last page
+ * are the objects it did not contain removed and reported deleted. So memory
+ * holds the store, one page and the listed keys, never the old store, every
+ * page and a new store at once. The price: while a relist runs, readers see
+ * objects from before it beside objects from its snapshot, and objects
+ * already deleted on the server until its end. Each object is whole and
+ * consistent, and a store never was one snapshot across objects anyway (a
+ * watch applies one event at a time). That suits level-triggered
+ * reconcilers: each reads the latest state of what it reconciles, and every
+ * object that the relist changes or removes is reported, so anything decided
+ * on the mix is reconciled again once its object settles. A relist that
+ * fails midway keeps what it stored (newer than what it replaced), removes
+ * nothing, and moves neither the cursor nor `hasSynced`; the next relist
+ * starts over and finishes the job.
  */
 import { HttpStatusError, type KubeObject, type RestClient, type Status, type WatchEvent } from "@edgeconnect/kcp-ts";
 import { Backoff, type BackoffOptions } from "./backoff.js";
 import { InitialSyncError, ObjectKeyError, WatchEventError } from "./errors.js";
 import { objectKey } from "./object-key.js";
-import { deepFreeze, Store, type DeepReadonly } from "./store.js";
+import { deepFreeze, Store, type DeepReadonly, type StoreChange } from "./store.js";
+import { stripManagedFields } from "./transform.js";
 
 /** All a reflector needs of a client; RestClient has it. */
 export type ListWatchClient = Pick<RestClient, "list" | "watch">;
@@ -74,6 +92,17 @@ export interface ReflectorOptions<T extends KubeObject> {
   readonly store?: Store<T>;
   /** Default: none (the reflector only fills the store). */
   readonly handlers?: ReflectorHandlers<T>;
+  /**
+   * Applied to every listed object and every watch event's object before it
+   * is stored or reported, after the built-in strip of managedFields (which
+   * always runs: see transform.ts): to drop
+   * more that no reader needs, such as a Node's `status.images`. Gets an
+   * object only the reflector holds, not frozen yet, and may change it or
+   * return another; must keep its name, namespace, logical cluster and
+   * resourceVersion, and must be pure. A throw fails the list or watch like
+   * a server error would (and is retried). Default: none.
+   */
+  readonly transform?: (obj: T) => T;
   /** Default: discards everything. */
   readonly logger?: ReflectorLogger;
 }
@@ -86,6 +115,15 @@ type WatchEnd =
   /** The server ended it, or it went silent and was aborted: watch again from the cursor. */
   | { readonly kind: "closed" | "silent" }
   | { readonly kind: "failed"; readonly error: unknown };
+
+/** What one LIST stored, for the relist to finish with. */
+interface ListOutcome {
+  /** The keys of every object in the snapshot: the rest is gone. */
+  readonly listed: Set<string>;
+  resourceVersion: string;
+  added: number;
+  updated: number;
+}
 
 /**
  * How often a LIST whose continue token expired (410) starts over at once
@@ -115,6 +153,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly listTimeoutMs: number;
   private readonly backoff: Backoff;
   private readonly handlers: ReflectorHandlers<T>;
+  private readonly transform: (obj: T) => T;
   private readonly logger: ReflectorLogger;
   private readonly stopping = new AbortController();
   private resolveSynced: () => void = () => undefined;
@@ -137,6 +176,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.backoff = new Backoff(options.backoff);
     this.store = options.store ?? new Store<T>();
     this.handlers = options.handlers ?? {};
+    const custom = options.transform;
+    this.transform = custom === undefined ? stripManagedFields : (obj) => custom(stripManagedFields(obj));
     this.logger = options.logger ?? NO_LOGGER;
     this.synced = new Promise<void>((resolve, reject) => {
       this.resolveSynced = resolve;
@@ -176,7 +217,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     while (!stop.aborted) {
       if (relist) {
         try {
-          await this.listAndReplace();
+          await this.relist();
           relist = false;
         } catch (err) {
           if (stop.aborted) return;
@@ -212,25 +253,21 @@ export class Reflector<T extends KubeObject = KubeObject> {
     }
   }
 
-  private async listAndReplace(): Promise<void> {
-    const { items, resourceVersion } = await this.listAll();
-    const diff = this.store.replace(this.keyable(items));
+  /** One streamed relist (see the top of this file); reports the first complete one as synced. */
+  private async relist(): Promise<void> {
+    const { listed, resourceVersion, added, updated } = await this.listAll();
+    const deleted = this.store.removeExcept(listed);
     this.cursor = resourceVersion;
-    for (const obj of diff.added) this.notify("added", () => this.handlers.added?.(obj));
-    for (const [old, current] of diff.updated) this.notify("updated", () => this.handlers.updated?.(old, current));
-    for (const obj of diff.deleted) this.notify("deleted", () => this.handlers.deleted?.(obj));
-    this.logger.info(
-      { path: this.path, resourceVersion, objects: this.store.size, added: diff.added.length, updated: diff.updated.length, deleted: diff.deleted.length },
-      "listed",
-    );
+    for (const obj of deleted) this.notify("deleted", () => this.handlers.deleted?.(obj));
+    this.logger.info({ path: this.path, resourceVersion, objects: this.store.size, added, updated, deleted: deleted.length }, "listed");
     if (!this.isSynced) {
       this.isSynced = true;
       this.resolveSynced();
     }
   }
 
-  /** All pages of one consistent LIST; starts over when a continue token expires. */
-  private async listAll(): Promise<{ items: T[]; resourceVersion: string }> {
+  /** All pages of one consistent LIST, stored as they arrive; starts over when a continue token expires. */
+  private async listAll(): Promise<ListOutcome> {
     for (let restarts = 0; ; restarts += 1) {
       try {
         return await this.listPages();
@@ -241,9 +278,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
     }
   }
 
-  private async listPages(): Promise<{ items: T[]; resourceVersion: string }> {
-    const items: T[] = [];
-    let resourceVersion = "";
+  /** Keys are collected afresh per attempt: an object listed by an abandoned attempt may be gone from the new snapshot. */
+  private async listPages(): Promise<ListOutcome> {
+    const outcome: ListOutcome = { listed: new Set(), resourceVersion: "", added: 0, updated: 0 };
     let token: string | undefined;
     do {
       const page = await this.client.list<T>(this.path, {
@@ -252,12 +289,31 @@ export class Reflector<T extends KubeObject = KubeObject> {
         timeoutMs: this.listTimeoutMs,
       });
       // Some servers encode an empty list's items as null.
-      for (const item of page.items ?? []) items.push(item);
+      for (const item of page.items ?? []) this.storeListed(item, outcome);
       // Every page carries the resourceVersion of the first page's snapshot.
-      resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
+      outcome.resourceVersion = page.metadata.resourceVersion ?? outcome.resourceVersion;
       token = page.metadata.continue || undefined;
     } while (token !== undefined);
-    return { items, resourceVersion };
+    return outcome;
+  }
+
+  /** Stores and reports one listed object; a nameless one is logged and left out so that it cannot block every relist. */
+  private storeListed(item: T, outcome: ListOutcome): void {
+    const obj = this.transform(item);
+    let key: string;
+    try {
+      key = objectKey(obj);
+    } catch (err) {
+      if (!(err instanceof ObjectKeyError)) throw err;
+      this.logger.warn({ path: this.path, err }, "skipping a listed object without a name");
+      return;
+    }
+    outcome.listed.add(key);
+    const change = this.store.upsert(obj);
+    if (change === undefined) return;
+    if (change.old === undefined) outcome.added += 1;
+    else outcome.updated += 1;
+    this.report(change);
   }
 
   /** One WATCH request from the cursor, applied event by event until it ends. */
@@ -320,18 +376,17 @@ export class Reflector<T extends KubeObject = KubeObject> {
         case "ADDED":
         case "MODIFIED": {
           // undefined: applied already (same resourceVersion), nothing to report.
-          const change = this.store.upsert(obj);
-          const old = change?.old;
-          if (change === undefined) break;
-          if (old === undefined) this.notify("added", () => this.handlers.added?.(change.current));
-          else this.notify("updated", () => this.handlers.updated?.(old, change.current));
+          const change = this.store.upsert(this.transform(obj));
+          if (change !== undefined) this.report(change);
           break;
         }
-        case "DELETED":
+        case "DELETED": {
+          const last = this.transform(obj);
           // Gone from the store already (a relist reported it): not again.
           // Frozen like every object handlers see: it may go to several handlers.
-          if (this.store.remove(obj) !== undefined) this.notify("deleted", () => this.handlers.deleted?.(deepFreeze(obj)));
+          if (this.store.remove(last) !== undefined) this.notify("deleted", () => this.handlers.deleted?.(deepFreeze(last)));
           break;
+        }
         case "BOOKMARK":
           break;
         default:
@@ -347,18 +402,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return undefined;
   }
 
-  /** The items that can be stored; nameless ones are logged and left out so that they cannot block every relist. */
-  private keyable(items: T[]): T[] {
-    return items.filter((item) => {
-      try {
-        objectKey(item);
-        return true;
-      } catch (err) {
-        if (!(err instanceof ObjectKeyError)) throw err;
-        this.logger.warn({ path: this.path, err }, "skipping a listed object without a name");
-        return false;
-      }
-    });
+  private report({ old, current }: StoreChange<T>): void {
+    if (old === undefined) this.notify("added", () => this.handlers.added?.(current));
+    else this.notify("updated", () => this.handlers.updated?.(old, current));
   }
 
   private notify(handler: keyof ReflectorHandlers<T>, call: () => void): void {

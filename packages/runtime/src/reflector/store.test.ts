@@ -136,45 +136,58 @@ describe("Store", () => {
     const good = obj({ namespace: "ns", name: "x", rv: "1" });
     store.upsert(good);
     expect(() => store.upsert(obj({ namespace: "ns", name: "x", rv: "2", labels: { bad: "yes" } }))).toThrow("bad object");
-    expect(() => store.replace([obj({ namespace: "ns", name: "z", rv: "2", labels: { bad: "yes" } })])).toThrow("bad object");
     expect(store.get("|ns/x")).toBe(good);
     expect(store.byIndex("picky", "ok")).toEqual([good]);
   });
 
-  it("replaces the whole content and reports added, updated and deleted", () => {
+  it("removes everything not kept, from the indexes too, and returns what it removed", () => {
     const store = new Store({ indexers: { app: (o) => [o.metadata?.labels?.app ?? "none"] } });
     const kept = obj({ cluster: "a", namespace: "ns", name: "kept", rv: "1", labels: { app: "web" } });
-    const changedOld = obj({ cluster: "a", namespace: "ns", name: "changed", rv: "1", labels: { app: "web" } });
     const gone = obj({ cluster: "b", namespace: "ns", name: "gone", rv: "1", labels: { app: "web" } });
-    for (const o of [kept, changedOld, gone]) store.upsert(o);
+    const alsoGone = obj({ cluster: "b", name: "also-gone", rv: "1" });
+    for (const o of [kept, gone, alsoGone]) store.upsert(o);
 
-    const changedNew = obj({ cluster: "a", namespace: "ns", name: "changed", rv: "7", labels: { app: "db" } });
-    const fresh = obj({ cluster: "c", namespace: "ns", name: "fresh", rv: "8" });
-    const keptAgain = obj({ cluster: "a", namespace: "ns", name: "kept", rv: "1", labels: { app: "web" } });
-    const result = store.replace([keptAgain, changedNew, fresh]);
+    const removed = store.removeExcept(new Set(["a|ns/kept", "c|ns/never-stored"]));
 
-    expect(result.added).toEqual([fresh]);
-    expect(result.updated).toEqual([[changedOld, changedNew]]);
-    expect(result.deleted).toEqual([gone]);
+    expect(names(removed)).toEqual(["b|also-gone", "b|ns/gone"]);
+    expect(names(store.list())).toEqual(["a|ns/kept"]);
     expect(store.get("a|ns/kept")).toBe(kept);
-    expect(names(store.list())).toEqual(["a|ns/changed", "a|ns/kept", "c|ns/fresh"]);
     expect(names(store.byIndex("app", "web"))).toEqual(["a|ns/kept"]);
-    expect(names(store.byIndex("app", "db"))).toEqual(["a|ns/changed"]);
-    expect(store.byIndex(CLUSTER_INDEX, "b")).toEqual([]);
-    expect(names(store.byIndex(CLUSTER_NAMESPACE_INDEX, "c/ns"))).toEqual(["c|ns/fresh"]);
+    expect(store.indexCount(CLUSTER_INDEX, "b")).toBe(0);
+    expect(store.indexCount(CLUSTER_NAMESPACE_INDEX, "b/ns")).toBe(0);
+    expect(store.removeExcept(new Set(["a|ns/kept"]))).toEqual([]);
   });
 
-  it("reports duplicate keys in a replace once, the last one winning", () => {
-    const store = new Store();
-    const result = store.replace([obj({ namespace: "ns", name: "x", rv: "1" }), obj({ namespace: "ns", name: "x", rv: "2" })]);
-    expect(result.added.map((o) => o.metadata?.resourceVersion)).toEqual(["2"]);
-    expect(store.size).toBe(1);
+  it("counts the objects under an index value as byIndex would list them", () => {
+    const store = new Store({ indexers: { owner: (o) => (o.metadata?.ownerReferences ?? []).map((ref) => ref.uid) } });
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1", owners: ["u1", "u2"] }));
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "y", rv: "1", owners: ["u1"] }));
+    store.upsert(obj({ cluster: "b", name: "z", rv: "1" }));
+    const cases: [string, string][] = [
+      ["owner", "u1"],
+      ["owner", "u2"],
+      ["owner", "u3"],
+      [CLUSTER_INDEX, "a"],
+      [CLUSTER_INDEX, "b"],
+      [CLUSTER_NAMESPACE_INDEX, "a/ns"],
+      [CLUSTER_NAMESPACE_INDEX, "b/"],
+    ];
+    expect(cases.map(([name, value]) => store.indexCount(name, value))).toEqual([2, 1, 0, 2, 1, 2, 0]);
+    for (const [name, value] of cases) expect(store.indexCount(name, value)).toBe(store.byIndex(name, value).length);
+
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "2", owners: ["u2"] }));
+    store.remove(obj({ cluster: "a", namespace: "ns", name: "y" }));
+    expect(store.indexCount("owner", "u1")).toBe(0);
+    expect(store.indexCount("owner", "u2")).toBe(1);
+    expect(() => store.indexCount("nope", "x")).toThrow('no index "nope"');
   });
 
-  it("deep-freezes what enters by upsert or replace, so that not even a cast lets a reader change it", () => {
+  it("deep-freezes what enters, so that not even a cast lets a reader change it", () => {
     const store = new Store({ indexers: { app: (o) => [o.metadata?.labels?.app ?? ""] } });
     store.upsert(obj({ cluster: "a", namespace: "ns", name: "x", rv: "1", labels: { app: "web" }, owners: ["u1"] }));
-    store.replace([store.get("a|ns/x") as KubeObject, obj({ cluster: "a", namespace: "ns", name: "y", rv: "1", labels: { app: "web" } })]);
+    // Re-applying a stored (frozen) object is a no-op, not a throw.
+    expect(store.upsert(store.get("a|ns/x") as KubeObject)).toBeUndefined();
+    store.upsert(obj({ cluster: "a", namespace: "ns", name: "y", rv: "1", labels: { app: "web" } }));
     for (const key of ["a|ns/x", "a|ns/y"]) {
       // The cast a careless reconciler might write: ES modules are strict, so writes to frozen objects throw.
       const stored = store.get(key) as KubeObject;

@@ -11,7 +11,8 @@
  * twice over: typed DeepReadonly, and deep-frozen when it enters the store,
  * so that not even a cast lets one reconciler change what another reads
  * (a reconciler that needs to edit an object edits a `structuredClone`).
- * One store belongs to one reflector: `replace` swaps the whole content.
+ * One store belongs to one reflector: after a relist it removes every object
+ * that reflector did not list.
  */
 import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
 import { objectKey, type Keyable } from "./object-key.js";
@@ -56,13 +57,6 @@ export interface StoreChange<T> {
   readonly current: DeepReadonly<T>;
 }
 
-/** What a `replace` changed, to be reported as events. */
-export interface ReplaceResult<T> {
-  readonly added: DeepReadonly<T>[];
-  readonly updated: [old: DeepReadonly<T>, current: DeepReadonly<T>][];
-  readonly deleted: DeepReadonly<T>[];
-}
-
 // Typed by what they read: a DeepReadonly of the store's type parameter is
 // assignable to that, where it is not to DeepReadonly<KubeObject>.
 const byCluster = (obj: Keyable): readonly string[] => [clusterOf(obj) ?? ""];
@@ -87,9 +81,9 @@ type Index = Map<string, Set<string>>;
 
 export class Store<T extends KubeObject = KubeObject> {
   private readonly indexers: readonly (readonly [string, Indexer<T>])[];
-  private entries = new Map<string, Entry<T>>();
+  private readonly entries = new Map<string, Entry<T>>();
   /** Per indexer, same order as `indexers`: value → keys. */
-  private indexes: Index[];
+  private readonly indexes: readonly Index[];
 
   constructor(options: StoreOptions<T> = {}) {
     const custom = Object.entries(options.indexers ?? {});
@@ -114,10 +108,13 @@ export class Store<T extends KubeObject = KubeObject> {
 
   /** The objects filed under `value` in index `name`; throws for an unknown index (a typo would otherwise look like "no objects"). */
   byIndex(name: string, value: string): DeepReadonly<T>[] {
-    const position = this.indexers.findIndex(([indexName]) => indexName === name);
-    if (position === -1) throw new Error(`no index "${name}"`);
-    const keys = this.indexes[position]?.get(value) ?? new Set<string>();
+    const keys = this.keysUnder(name, value) ?? new Set<string>();
     return Array.from(keys, (key) => this.entries.get(key)?.object).filter((obj) => obj !== undefined);
+  }
+
+  /** How many objects `byIndex(name, value)` would return, without building the array; throws for an unknown index too. */
+  indexCount(name: string, value: string): number {
+    return this.keysUnder(name, value)?.size ?? 0;
   }
 
   /**
@@ -135,7 +132,7 @@ export class Store<T extends KubeObject = KubeObject> {
     const entry = this.entryOf(obj);
     if (existing !== undefined) this.unfile(key, existing);
     this.entries.set(key, entry);
-    this.file(this.indexes, key, entry);
+    this.file(key, entry);
     return existing === undefined ? { current: entry.object } : { old: existing.object, current: entry.object };
   }
 
@@ -150,38 +147,26 @@ export class Store<T extends KubeObject = KubeObject> {
   }
 
   /**
-   * Makes `items` the whole content, as after a relist, and reports the
-   * difference. New and changed items are frozen as by `upsert`. Unchanged
-   * objects (same resourceVersion) keep their stored instance and are not
-   * reported; their items are left as they are, so a relist costs freezing
-   * and indexing only for what changed. Atomic: on a throw (an unkeyable
-   * item, a failing indexer) nothing changed. Of items sharing a key, the
-   * last wins.
+   * Removes every object whose key is not in `keep` and returns them: the
+   * end of a relist, which upserted what it listed and now drops what it did
+   * not.
    */
-  replace(items: Iterable<T>): ReplaceResult<T> {
-    const latest = new Map<string, T>();
-    for (const item of items) latest.set(objectKey(item), item);
-    const entries = new Map<string, Entry<T>>();
-    const result: ReplaceResult<T> = { added: [], updated: [], deleted: [] };
-    for (const [key, item] of latest) {
-      const existing = this.entries.get(key);
-      if (existing !== undefined && sameVersion(existing.resourceVersion, item)) {
-        entries.set(key, existing);
-        continue;
-      }
-      const entry = this.entryOf(item);
-      entries.set(key, entry);
-      if (existing === undefined) result.added.push(entry.object);
-      else result.updated.push([existing.object, entry.object]);
+  removeExcept(keep: ReadonlySet<string>): DeepReadonly<T>[] {
+    const removed: DeepReadonly<T>[] = [];
+    // Deleting the entry being visited does not disturb a Map's iteration.
+    for (const [key, entry] of this.entries) {
+      if (keep.has(key)) continue;
+      this.entries.delete(key);
+      this.unfile(key, entry);
+      removed.push(entry.object);
     }
-    for (const [key, existing] of this.entries) {
-      if (!entries.has(key)) result.deleted.push(existing.object);
-    }
-    const indexes: Index[] = this.indexers.map((): Index => new Map());
-    for (const [key, entry] of entries) this.file(indexes, key, entry);
-    this.entries = entries;
-    this.indexes = indexes;
-    return result;
+    return removed;
+  }
+
+  private keysUnder(name: string, value: string): ReadonlySet<string> | undefined {
+    const position = this.indexers.findIndex(([indexName]) => indexName === name);
+    if (position === -1) throw new Error(`no index "${name}"`);
+    return this.indexes[position]?.get(value);
   }
 
   private entryOf(item: T): Entry<T> {
@@ -189,8 +174,8 @@ export class Store<T extends KubeObject = KubeObject> {
     return { object, resourceVersion: item.metadata?.resourceVersion, values: this.indexers.map(([, indexer]) => indexer(object)) };
   }
 
-  private file(indexes: Index[], key: string, entry: Entry<T>): void {
-    indexes.forEach((index, position) => {
+  private file(key: string, entry: Entry<T>): void {
+    this.indexes.forEach((index, position) => {
       for (const value of entry.values[position] ?? []) {
         const keys = index.get(value);
         if (keys === undefined) index.set(value, new Set([key]));
