@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { RestClient } from "@edgeconnect/kcp-ts";
 import { connectOtcClient } from "@edgeconnect/otc";
-import { createLogger, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, exitOnLeadershipLost, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { parseCcmFlags, USAGE, type CcmFlags } from "./cli/flags.js";
 import { parseCloudConfig, type CloudConfig } from "./config/cloud-config.js";
 import { runControllerManager } from "./manager/controller-manager.js";
@@ -52,6 +52,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  createLogger().error({ err }, "otc-cloud-controller-manager failed");
+  const logger = createLogger();
+  logger.error({ err }, "otc-cloud-controller-manager failed");
   process.exitCode = 1;
+  // A lost Lease ends the process even while a reconcile that ignores its signal still runs: another replica may lead now.
+  exitOnLeadershipLost(err, { log: logger });
 });

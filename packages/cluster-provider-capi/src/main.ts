@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, exitOnLeadershipLost, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { logLevel, parseProviderFlags, USAGE, type InitFlags, type ProviderFlags } from "./cli/flags.js";
 import { DEFAULT_INIT_CONFIGURATION, parseInitConfiguration, type InitConfiguration } from "./init/init-configuration.js";
 import { install } from "./init/install.js";
@@ -52,6 +52,9 @@ async function runInit(flags: InitFlags, configuration: InitConfiguration, clien
 }
 
 main().catch((err: unknown) => {
-  createLogger().error({ err }, "cluster-provider-capi failed");
+  const logger = createLogger();
+  logger.error({ err }, "cluster-provider-capi failed");
   process.exitCode = 1;
+  // A lost Lease ends the process even while a reconcile that ignores its signal still runs: another replica may lead now.
+  exitOnLeadershipLost(err, { log: logger });
 });

@@ -9,7 +9,7 @@
  * campaigns afresh), 2 on unusable flags, with the reason on stderr.
  */
 import { RestClient } from "@edgeconnect/kcp-ts";
-import { createLogger, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
+import { createLogger, exitOnLeadershipLost, instanceIdentity, readFlags, reportUncaughtErrors, shutdownSignal } from "@edgeconnect/runtime";
 import { parseProviderControllerFlags, USAGE } from "./cli/flags.js";
 import { runProviderManager } from "./manager/provider-manager.js";
 
@@ -34,6 +34,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  createLogger().error({ err }, "provider-controller failed");
+  const logger = createLogger();
+  logger.error({ err }, "provider-controller failed");
   process.exitCode = 1;
+  // A lost Lease ends the process even while a reconcile that ignores its signal still runs: another replica may lead now.
+  exitOnLeadershipLost(err, { log: logger });
 });

@@ -107,7 +107,7 @@ export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type Shard
 export { shardedController, type ShardedController, type ShardedControllerOptions } from "./leader/sharded-controller.js";
 
 export { CacheSyncTimeoutError, LeadershipLostError, runManager, waitForCacheSync, type ManagerOptions, type Source } from "./manager/manager.js";
-export { instanceIdentity, readFlags, shutdownSignal } from "./manager/process.js";
+export { exitOnLeadershipLost, instanceIdentity, readFlags, shutdownSignal } from "./manager/process.js";
 export { clusterLister, type Lister } from "./reflector/lister.js";
 
 export {

@@ -5,6 +5,10 @@
  * fast is the easy fault; a stall is what tests of deadlines and exclusivity
  * need, since only a stall shows code that waits forever.
  *
+ * It can also *hold responses*: requests reach the upstream (a write
+ * commits) but their answers wait, as over a slow network; that shows code
+ * which times what the server did from when the answer came.
+ *
  * Clients reach it on plain http with their usual credentials (the bearer
  * token rides along); it forwards to the upstream over TLS. Test support
  * only: it trusts the upstream without verifying its certificate.
@@ -27,10 +31,12 @@ export class StallingProxy {
   private readonly server: Server;
   private readonly agent = new Agent({ keepAlive: true, rejectUnauthorized: false });
   private stalled = false;
+  private holdingResponses = false;
   private readonly held = new Set<() => void>();
+  private readonly heldResponses = new Set<() => void>();
   private readonly sockets = new Set<Socket>();
-  /** Requests answered or forwarded since the start, and requests held by a stall. */
-  readonly counts = { forwarded: 0, held: 0 };
+  /** Requests answered or forwarded since the start, requests held by a stall, and answers held. */
+  readonly counts = { forwarded: 0, held: 0, heldResponses: 0 };
 
   private constructor(private readonly options: StallingProxyOptions) {
     this.server = createServer((req, res) => this.handle(req, res));
@@ -56,11 +62,27 @@ export class StallingProxy {
     this.stalled = true;
   }
 
-  /** Held requests go on to the upstream, and new ones pass again. */
+  /**
+   * From now on matching requests go on to the upstream, but the answers
+   * are kept from their clients until `releaseResponses` or `resume`.
+   */
+  holdResponses(): void {
+    this.holdingResponses = true;
+  }
+
+  /** Answers held so far go on to their clients, and new ones pass again; a stall stays. */
+  releaseResponses(): void {
+    this.holdingResponses = false;
+    for (const release of this.heldResponses) release();
+    this.heldResponses.clear();
+  }
+
+  /** Held requests go on to the upstream, held answers to their clients, and new ones pass again. */
   resume(): void {
     this.stalled = false;
     for (const release of this.held) release();
     this.held.clear();
+    this.releaseResponses();
   }
 
   async close(): Promise<void> {
@@ -74,19 +96,25 @@ export class StallingProxy {
     const matches = this.options.matches?.(req.method ?? "GET", path) ?? true;
     if (this.stalled && matches) {
       this.counts.held++;
-      this.held.add(() => this.forward(req, res));
+      this.held.add(() => this.forward(req, res, matches));
       return;
     }
-    this.forward(req, res);
+    this.forward(req, res, matches);
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse): void {
+  private forward(req: IncomingMessage, res: ServerResponse, matches: boolean): void {
     if (req.destroyed || res.destroyed) return;
     this.counts.forwarded++;
     const target = new URL(req.url ?? "/", this.options.upstream);
     const upstream = httpsRequest(target, { method: req.method, headers: { ...req.headers, host: target.host }, agent: this.agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+      const pass = (): void => {
+        if (res.destroyed) return;
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      };
+      if (!(this.holdingResponses && matches)) return pass();
+      this.counts.heldResponses++;
+      this.heldResponses.add(pass);
     });
     upstream.on("error", () => res.destroy());
     res.on("close", () => upstream.destroy());

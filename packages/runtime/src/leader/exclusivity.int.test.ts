@@ -4,7 +4,8 @@
  * its reconciles take longer than a whole Lease. A recording reconciler
  * proves that no tenant is ever acted on by two replicas at once, counting a
  * reconcile as acting from its start until it ends or its signal aborts
- * (after an abort, every call made with the signal fails at once).
+ * (after an abort, every call made with the signal fails at once). A leader
+ * whose renewal commits but is answered late must time it from its start.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { RestClient } from "@edgeconnect/kcp-ts";
@@ -71,9 +72,9 @@ describeInfra("exclusivity with stalled API calls (real API server, stalling pro
     await client.delete(`/api/v1/namespaces/${namespace}`);
   });
 
-  /** A client for one replica whose calls can be stalled. */
-  async function stallable(): Promise<{ client: RestClient; proxy: StallingProxy }> {
-    const proxy = await StallingProxy.start({ upstream: client.server });
+  /** A client for one replica whose calls (those `matches` picks) can be stalled. */
+  async function stallable(matches?: (method: string) => boolean): Promise<{ client: RestClient; proxy: StallingProxy }> {
+    const proxy = await StallingProxy.start({ upstream: client.server, ...(matches ? { matches } : {}) });
     proxies.push(proxy);
     return { client: client.withServer(proxy.url), proxy };
   }
@@ -168,5 +169,54 @@ describeInfra("exclusivity with stalled API calls (real API server, stalling pro
     stopB.abort();
     b.proxy.resume();
     await Promise.all([runningA, runningB]);
+  });
+
+  it("leader election: a renewal answered late counts from its start, so the leader stops before another starts", async () => {
+    // Long enough that the late answer and the margins dwarf scheduling noise.
+    const timing = { leaseDurationMs: 5_000, renewDeadlineMs: 4_000, retryPeriodMs: 300 };
+    const intervals = new Map<string, Interval[]>();
+    const elector = (identity: string, leases: RestClient, stop: AbortSignal) =>
+      new LeaderElector({
+        lock: new LeaseLock(leases, namespace, "late-answer"),
+        identity,
+        ...timing,
+        onStartedLeading: (leading) =>
+          recorded(intervals, "leader", identity, leading, async () => {
+            await new Promise((resolve) => leading.addEventListener("abort", resolve, { once: true }));
+          }),
+      }).run(stop);
+    const a = await stallable((method) => method === "PUT");
+    const stopA = new AbortController();
+    const runningA = elector("a", a.client, stopA.signal);
+    const stopB = new AbortController();
+    let runningB = Promise.resolve();
+    try {
+      await eventually(() => ((intervals.get("leader") ?? []).length > 0 ? [true, undefined] : [false, "a not leading"]));
+      runningB = elector("b", client, stopB.signal);
+      await sleep(1_000);
+
+      // a's next renewal commits; its answer comes 2.5 s later, within the
+      // deadline; a's calls after it go unanswered.
+      a.proxy.holdResponses();
+      const heldBy = await eventually<number>(() => (a.proxy.counts.heldResponses > 0 ? [true, performance.now()] : [false, "no renewal held"]), { intervalMs: 20 });
+      await sleep(2_500);
+      a.proxy.stall();
+      a.proxy.releaseResponses();
+      await eventually(() => ((intervals.get("leader") ?? []).some((i) => i.replica === "b") ? [true, undefined] : [false, "b not leading"]), {
+        timeoutMs: 15_000,
+      });
+
+      const [first, second] = intervals.get("leader") ?? [];
+      expect(first?.replica).toBe("a");
+      expect(second?.replica).toBe("b");
+      // The renewal began before the proxy held its answer; the slack covers the timer's lateness only.
+      expect(first?.to ?? Infinity).toBeLessThanOrEqual(heldBy + timing.renewDeadlineMs + 250);
+      expect(overlaps(intervals)).toEqual([]);
+    } finally {
+      stopA.abort();
+      stopB.abort();
+      a.proxy.resume();
+      await Promise.all([runningA, runningB]);
+    }
   });
 });

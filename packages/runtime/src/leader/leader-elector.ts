@@ -11,12 +11,15 @@
  *
  * Exclusivity holds when calls hang, not only when they fail: every attempt
  * is bounded by what is left of the renew deadline, and a timer ends
- * leadership at the deadline whatever the attempt in flight does.
+ * leadership at the deadline whatever the attempt in flight does. The
+ * deadline counts from when the last successful attempt *began*: the server
+ * may have committed it at once and the answer come late, and the other
+ * replicas' lease duration runs from the commit.
  *
  * Caveats: `onStartedLeading` must stop acting when its signal aborts
  * (calls made with that signal do); leadership is only as exclusive as that.
  */
-import { setTimeout as sleep } from "node:timers/promises";
+import { realClock, type Clock, type TimerHandle } from "../queue/clock.js";
 import { LeaseHolder } from "./lease-holder.js";
 import type { LeaseLock } from "./lease.js";
 
@@ -37,8 +40,8 @@ export interface LeaderElectorOptions {
   readonly onLeadershipChange?: (leading: boolean) => void;
   /** Errors while talking to the API server; they are retried. */
   readonly onError?: (err: unknown) => void;
-  /** Milliseconds on a monotonic clock. Default performance.now. */
-  readonly now?: () => number;
+  /** Time, and the timers for deadlines and retries. Default `realClock`. */
+  readonly clock?: Clock;
 }
 
 export class LeaderElector {
@@ -46,7 +49,7 @@ export class LeaderElector {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private leading = false;
 
   constructor(private readonly options: LeaderElectorOptions) {
@@ -56,8 +59,8 @@ export class LeaderElector {
     if (this.renewDeadlineMs >= this.leaseDurationMs) {
       throw new Error("renewDeadlineMs must be shorter than leaseDurationMs");
     }
-    this.now = options.now ?? (() => performance.now());
-    this.holder = new LeaseHolder({ lock: options.lock, identity: options.identity, leaseDurationMs: this.leaseDurationMs, now: this.now });
+    this.clock = options.clock ?? realClock;
+    this.holder = new LeaseHolder({ lock: options.lock, identity: options.identity, leaseDurationMs: this.leaseDurationMs, now: () => this.clock.now() });
   }
 
   get isLeader(): boolean {
@@ -72,66 +75,85 @@ export class LeaderElector {
   /** Campaigns, leads, and campaigns again after losing, until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      if (!(await this.attempt(AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)])))) {
-        await pause(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
+      const attemptedAt = this.clock.now();
+      if (!(await this.attempt(this.renewDeadlineMs, signal))) {
+        await this.pause(this.retryPeriodMs * (1 + Math.random() * 0.2), signal);
         continue;
       }
-      await this.lead(signal);
+      await this.lead(attemptedAt, signal);
     }
     // Bounded: a hung API server must not hold the shutdown; the Lease then expires.
     await this.holder.release(AbortSignal.timeout(this.retryPeriodMs)).catch((err: unknown) => this.options.onError?.(err));
   }
 
   /**
-   * Leads until `stop`, a lost Lease or the renew deadline. The deadline is a
-   * timer, not a check after each renewal: a renewal that hangs must not
-   * keep this replica leading past the point where another may take over.
+   * Leads until `stop`, a lost Lease or the renew deadline, counted from
+   * `acquiredAt`, when the acquiring attempt began. The deadline is a timer,
+   * not a check after each renewal: a renewal that hangs must not keep this
+   * replica leading past the point where another may take over.
    */
-  private async lead(stop: AbortSignal): Promise<void> {
+  private async lead(acquiredAt: number, stop: AbortSignal): Promise<void> {
+    let deadline = acquiredAt + this.renewDeadlineMs;
+    // An answer that came after the deadline: renew before acting at all.
+    if (deadline <= this.clock.now()) return;
     const leading = new AbortController();
     const onStop = (): void => leading.abort();
     stop.addEventListener("abort", onStop, { once: true });
-    let renewedAt = this.now();
-    const expire = (): NodeJS.Timeout => setTimeout(() => leading.abort(), this.renewDeadlineMs);
-    let deadline = expire();
+    const expire = (): TimerHandle => this.clock.setTimeout(() => leading.abort(), deadline - this.clock.now());
+    let timer = expire();
     this.setLeading(true);
     const work = Promise.resolve()
       .then(() => this.options.onStartedLeading(leading.signal))
       .catch((err: unknown) => this.options.onError?.(err));
     while (!leading.signal.aborted) {
-      await pause(this.retryPeriodMs, leading.signal);
+      await this.pause(this.retryPeriodMs, leading.signal);
       if (leading.signal.aborted) break;
-      const left = Math.max(1, Math.ceil(renewedAt + this.renewDeadlineMs - this.now()));
-      if (await this.attempt(AbortSignal.any([leading.signal, AbortSignal.timeout(left)]))) {
-        renewedAt = this.now();
-        clearTimeout(deadline);
-        deadline = expire();
+      const attemptedAt = this.clock.now();
+      if (await this.attempt(deadline - attemptedAt, leading.signal)) {
+        deadline = attemptedAt + this.renewDeadlineMs;
+        this.clock.clearTimeout(timer);
+        timer = expire();
       } else if (!this.holder.held) {
         leading.abort();
       }
     }
-    clearTimeout(deadline);
+    this.clock.clearTimeout(timer);
     stop.removeEventListener("abort", onStop);
     await work;
     this.setLeading(false);
     this.options.onStoppedLeading?.();
   }
 
-  private async attempt(signal: AbortSignal): Promise<boolean> {
+  /** One acquire or renew, given up after `withinMs` by the clock. */
+  private async attempt(withinMs: number, signal: AbortSignal): Promise<boolean> {
+    const timeout = new AbortController();
+    const timer = this.clock.setTimeout(() => timeout.abort(new DOMException("renew deadline passed", "TimeoutError")), Math.max(1, Math.ceil(withinMs)));
     try {
-      return await this.holder.tryAcquireOrRenew(signal);
+      return await this.holder.tryAcquireOrRenew(AbortSignal.any([signal, timeout.signal]));
     } catch (err) {
       this.options.onError?.(err);
       return false;
+    } finally {
+      this.clock.clearTimeout(timer);
     }
+  }
+
+  /** Waits `ms` by the clock, or until `signal` aborts. */
+  private async pause(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.clock.clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = this.clock.setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 
   private setLeading(leading: boolean): void {
     this.leading = leading;
     this.options.onLeadershipChange?.(leading);
   }
-}
-
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  await sleep(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { LeaseHolder } from "./lease-holder.js";
-import { LeaseLock } from "./lease.js";
+import { LeaseLock, type LeaseClient } from "./lease.js";
 import { memoryLeases } from "./memory-leases.fixture.js";
 
 
@@ -75,5 +75,27 @@ describe("LeaseHolder", () => {
     await holders.a?.release();
     expect(holders.a?.held).toBe(false);
     expect(await holders.b?.tryAcquireOrRenew()).toBe(true);
+  });
+
+  it("clocks another holder's record from when the answer arrived, not from when it asked", async () => {
+    const { holders, clock, store } = replicas(["a", "b"]);
+    await holders.a?.tryAcquireOrRenew();
+    // b's first read travels 10 s: a may have renewed just before the server answered it.
+    let slow = true;
+    const slowOnce: LeaseClient = {
+      ...store,
+      get: async (...args) => {
+        if (slow) clock.t += 10_000;
+        slow = false;
+        return store.get(...args);
+      },
+    };
+    const b = new LeaseHolder({ lock: new LeaseLock(slowOnce, "kube-system", "ccm"), identity: "b", leaseDurationMs: 15_000, now: () => clock.t });
+    const askedAt = clock.t;
+    expect(await b.tryAcquireOrRenew()).toBe(false);
+    clock.t = askedAt + 15_001;
+    expect(await b.tryAcquireOrRenew()).toBe(false);
+    clock.t = askedAt + 10_000 + 15_001;
+    expect(await b.tryAcquireOrRenew()).toBe(true);
   });
 });

@@ -57,18 +57,24 @@ export class LeaseHolder {
    * another holder's Lease is still valid or another writer won the race.
    * Network errors reject; the caller decides how long to keep trying, and
    * `signal` bounds the attempt (the caller's deadline).
+   *
+   * Timing, both ways on the safe side: another holder's record is clocked
+   * from when its answer reached us (it may have been renewed while our
+   * request travelled), our own write from when this attempt began (the
+   * server may have committed it at once).
    */
   async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     const { lock, identity } = this.options;
-    const now = this.now();
+    const attemptedAt = this.now();
     const lease = await lock.get(signal);
     if (lease === undefined) {
-      return this.record(await lock.create(this.nextSpec(undefined), signal), now);
+      return this.record(await lock.create(this.nextSpec(undefined), signal), attemptedAt);
     }
-    this.observation.observe(lease, now);
-    const valid = this.observation.validHolder(now);
+    const seenAt = this.now();
+    this.observation.observe(lease, seenAt);
+    const valid = this.observation.validHolder(seenAt);
     if (valid !== undefined && valid !== identity) return false;
-    return this.record(await lock.update(lease, this.nextSpec(lease.spec ?? {}), signal), now);
+    return this.record(await lock.update(lease, this.nextSpec(lease.spec ?? {}), signal), attemptedAt);
   }
 
   /**
@@ -94,10 +100,10 @@ export class LeaseHolder {
     };
   }
 
-  /** Our own write always yields a new resourceVersion, so its clock starts now. */
-  private record(lease: Lease | undefined, now: number): boolean {
+  /** Our own write always yields a new resourceVersion, so its clock starts at `writtenAt`. */
+  private record(lease: Lease | undefined, writtenAt: number): boolean {
     if (lease === undefined) return false;
-    this.observation.observe(lease, now);
+    this.observation.observe(lease, writtenAt);
     return this.held;
   }
 }

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
+import { ManualClock } from "../queue/clock.js";
+import type { LeaseClient } from "./lease.js";
 import { memoryLeases } from "./memory-leases.fixture.js";
 import { preferredOwner, ShardCoordinator, slotOf } from "./shard-coordinator.js";
 
 
 function cluster(names: string[], slots = 16) {
   const client = memoryLeases();
-  const clock = { t: 5_000_000 };
+  const clock = new ManualClock(5_000_000);
   const events: string[] = [];
   const replicas = new Map(
     names.map((identity) => [
@@ -16,7 +18,7 @@ function cluster(names: string[], slots = 16) {
         group: "provider-controller",
         identity,
         slots,
-        now: () => clock.t,
+        clock,
         onSlotAcquired: (slot) => events.push(`${identity}+${slot}`),
         onSlotLost: (slot) => events.push(`${identity}-${slot}`),
       }),
@@ -32,14 +34,14 @@ function assertExclusive(replicas: Iterable<ShardCoordinator>): void {
   for (const count of owners.values()) expect(count).toBe(1);
 }
 
-async function rounds(replicas: Iterable<ShardCoordinator>, n: number, clock: { t: number }, stepMs = 2_000): Promise<void> {
+async function rounds(replicas: Iterable<ShardCoordinator>, n: number, clock: ManualClock, stepMs = 2_000): Promise<void> {
   const list = [...replicas];
   for (let i = 0; i < n; i++) {
     for (const r of list) {
       await r.round();
       assertExclusive(list);
     }
-    clock.t += stepMs;
+    clock.advance(stepMs);
   }
 }
 
@@ -86,12 +88,12 @@ describe("ShardCoordinator", () => {
     if (!dead) throw new Error("no replica");
     const orphaned = dead.ownedSlots();
     replicas.delete("c");
-    const diedAt = clock.t;
+    const diedAt = clock.now();
     let recovered: number | undefined;
     for (let i = 0; i < 20 && recovered === undefined; i++) {
       await rounds(replicas.values(), 1, clock);
       const covered = [...replicas.values()].flatMap((r) => r.ownedSlots());
-      if (orphaned.every((slot) => covered.includes(slot))) recovered = clock.t - diedAt;
+      if (orphaned.every((slot) => covered.includes(slot))) recovered = clock.now() - diedAt;
     }
     // The dead replica still believes it owns its slots; the others must not
     // take them before its Leases have expired.
@@ -138,9 +140,37 @@ describe("ShardCoordinator callbacks", () => {
       group: "g",
       identity: "solo",
       slots: 4,
+      clock: new ManualClock(),
       onSlotAcquired: (slot) => seen.push(coordinator.ownedSlots().includes(slot)),
     });
     await coordinator.round();
     expect(seen).toEqual([true, true, true, true]);
+  });
+
+  it("reports a slot lost at the start of its last renewal plus the renew deadline, however late the answer came", async () => {
+    const clock = new ManualClock();
+    const leases = memoryLeases();
+    let answerDelayMs = 0;
+    // A slot's write commits at once; its answer reaches us `answerDelayMs` later.
+    const slow: LeaseClient = {
+      ...leases,
+      replace: async (path, ...rest) => {
+        const answer = await leases.replace(path, ...rest);
+        if (path.includes("-slot-")) clock.advance(answerDelayMs);
+        return answer as never;
+      },
+    };
+    const lost: number[] = [];
+    const coordinator = new ShardCoordinator({ client: slow, namespace: "ns", group: "g", identity: "solo", slots: 1, clock, onSlotLost: () => lost.push(clock.now()) });
+    await coordinator.round();
+    clock.advance(2_000);
+    const renewalStart = clock.now();
+    answerDelayMs = 7_000;
+    await coordinator.round();
+    expect(coordinator.ownedSlots()).toEqual([0]);
+    clock.advance(renewalStart + 10_000 - clock.now() - 1);
+    expect(lost).toEqual([]);
+    clock.advance(1);
+    expect(lost).toEqual([renewalStart + 10_000]);
   });
 });

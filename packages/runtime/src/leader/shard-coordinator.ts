@@ -16,16 +16,18 @@
  * slot Leases, plus a retry period, so within two lease durations.
  *
  * Exclusivity when calls hang: ownership is derived from time. A slot counts
- * as ours only until its last successful renewal plus the renew deadline (by
- * a monotonic clock), so `owns` turns false by itself while a renewal hangs,
- * and a timer reports the loss (`onSlotLost`) at that moment; each attempt
- * is bounded by what is left of that deadline. Other replicas wait a whole
- * lease duration from their own observation, which is longer.
+ * as ours only until the start of its last successful renewal plus the renew
+ * deadline (by a monotonic clock; the start, since the server may commit at
+ * once and answer late), so `owns` turns false by itself while a renewal
+ * hangs, and a timer reports the loss (`onSlotLost`) at that moment; each
+ * attempt is bounded by what is left of that deadline. Other replicas wait a
+ * whole lease duration from their own observation, which is longer.
  *
  * RBAC: get, list, create, update on coordination.k8s.io leases in `namespace`.
  */
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
+import { realClock, type Clock, type TimerHandle } from "../queue/clock.js";
 import { settlesWithin } from "../reconcile/bounded-wait.js";
 import { LeaseHolder } from "./lease-holder.js";
 import { LeaseObservation } from "./lease-observation.js";
@@ -57,8 +59,8 @@ export interface ShardCoordinatorOptions {
   /** A drain that takes longer is given up and the Lease released anyway. Default the renew deadline. */
   readonly drainTimeoutMs?: number;
   readonly onError?: (err: unknown) => void;
-  /** Milliseconds on a monotonic clock. Default performance.now. */
-  readonly now?: () => number;
+  /** Time, and the timers that report lost slots. Default `realClock`. */
+  readonly clock?: Clock;
 }
 
 /** The slot of a tenant: its fingerprint's first 32 bits modulo `slots`. */
@@ -85,14 +87,14 @@ export class ShardCoordinator {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private readonly membership: LeaseHolder;
   private readonly slotHolders: LeaseHolder[];
   private readonly slotByLease: Map<string, number>;
-  /** Owned slot → when it was last renewed (monotonic ms). */
+  /** Owned slot → when its last successful renewal began (monotonic ms). */
   private readonly owned = new Map<number, number>();
   /** Owned slot → the timer that reports its loss at its renew deadline. */
-  private readonly expiries = new Map<number, NodeJS.Timeout>();
+  private readonly expiries = new Map<number, TimerHandle>();
   /** Slots being handed over: drained, then released; not taken again meanwhile. */
   private readonly releasing = new Map<number, Promise<void>>();
   /** Member Lease name → what we have seen of it. */
@@ -104,7 +106,7 @@ export class ShardCoordinator {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    this.now = options.now ?? (() => performance.now());
+    this.clock = options.clock ?? realClock;
     const holder = (name: string, role: string): LeaseHolder =>
       new LeaseHolder({
         lock: new LeaseLock(options.client, options.namespace, name, {
@@ -113,7 +115,7 @@ export class ShardCoordinator {
         }),
         identity: options.identity,
         leaseDurationMs: this.leaseDurationMs,
-        now: this.now,
+        now: () => this.clock.now(),
       });
     this.lastMembers = [options.identity];
     this.membership = holder(`${options.group}-member-${options.identity}`, "member");
@@ -132,7 +134,7 @@ export class ShardCoordinator {
 
   private ownsSlot(slot: number): boolean {
     const renewed = this.owned.get(slot);
-    return renewed !== undefined && this.now() - renewed < this.renewDeadlineMs;
+    return renewed !== undefined && this.clock.now() - renewed < this.renewDeadlineMs;
   }
 
   /** Rounds every retry period until `signal` aborts, then hands every slot back. */
@@ -170,15 +172,15 @@ export class ShardCoordinator {
 
   private async keep(slot: number, holder: LeaseHolder): Promise<void> {
     const renewed = this.owned.get(slot);
-    const left = renewed === undefined ? this.renewDeadlineMs : renewed + this.renewDeadlineMs - this.now();
-    const started = this.now();
+    const started = this.clock.now();
+    const left = renewed === undefined ? this.renewDeadlineMs : renewed + this.renewDeadlineMs - started;
     if (left > 0 && (await this.attempt(holder, left))) {
       if (this.owned.get(slot) !== renewed) return;
       // Owned before the callback: it re-enqueues the slot's tenants, which
       // the admission gate checks against ownership. The renewal counts from
       // when the attempt began, the latest moment the server can have seen it.
       this.owned.set(slot, started);
-      this.armExpiry(slot);
+      this.armExpiry(slot, started);
       if (renewed === undefined) this.options.onSlotAcquired?.(slot);
       return;
     }
@@ -187,18 +189,20 @@ export class ShardCoordinator {
     if (renewed !== undefined && (!holder.held || !this.ownsSlot(slot))) this.lose(slot);
   }
 
-  private armExpiry(slot: number): void {
-    clearTimeout(this.expiries.get(slot));
-    const timer = setTimeout(() => {
-      if (this.owned.has(slot) && !this.ownsSlot(slot)) this.lose(slot);
-    }, this.renewDeadlineMs);
-    timer.unref();
-    this.expiries.set(slot, timer);
+  /** Reports the loss at `renewedAt` plus the renew deadline, unless a renewal re-arms it first. */
+  private armExpiry(slot: number, renewedAt: number): void {
+    this.clearExpiry(slot);
+    this.expiries.set(slot, this.clock.setTimeout(() => this.lose(slot), renewedAt + this.renewDeadlineMs - this.clock.now()));
+  }
+
+  private clearExpiry(slot: number): void {
+    const timer = this.expiries.get(slot);
+    if (timer !== undefined) this.clock.clearTimeout(timer);
+    this.expiries.delete(slot);
   }
 
   private lose(slot: number): void {
-    clearTimeout(this.expiries.get(slot));
-    this.expiries.delete(slot);
+    this.clearExpiry(slot);
     if (!this.owned.delete(slot)) return;
     this.options.onSlotLost?.(slot);
   }
@@ -220,7 +224,6 @@ export class ShardCoordinator {
    * membership Leases give the live members.
    */
   private async liveMembers(): Promise<string[]> {
-    const now = this.now();
     const alive = new Set([this.options.identity]);
     let leases: Lease[];
     try {
@@ -234,6 +237,8 @@ export class ShardCoordinator {
       this.options.onError?.(err);
       return this.lastMembers;
     }
+    // Clocked from the answer: a member may have renewed while the list travelled.
+    const now = this.clock.now();
     for (const lease of leases) {
       const name = lease.metadata?.name ?? "";
       const slot = this.slotByLease.get(name);

@@ -12,11 +12,12 @@
  * Shutdown reverses it: controllers drain (bounded by their drain timeout),
  * sources stop, servers close, the Lease is released.
  *
- * A leader that loses its Lease stops its controllers and `runManager`
- * rejects with LeadershipLostError: like controller-runtime, the process
- * exits and its restart campaigns afresh with empty queues. It does so
- * within the renew deadline plus the controllers' drain timeout, however
- * hung its reconciles are.
+ * A leader that loses its Lease aborts its controllers' reconciles and
+ * `runManager` rejects with LeadershipLostError at once, without waiting for
+ * them to drain (controller-runtime skips its graceful shutdown then too):
+ * another replica may lead soon, and a reconcile that ignores its signal
+ * would go on acting. The caller must end the process (exitOnLeadershipLost,
+ * process.ts); its restart campaigns afresh with empty queues.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LeaderElector } from "../leader/leader-elector.js";
@@ -120,17 +121,28 @@ export async function runManager(options: ManagerOptions, signal: AbortSignal): 
         const everything = new AbortController();
         const forward = (): void => everything.abort();
         signal.addEventListener("abort", forward, { once: true });
+        let onLost = (): void => undefined;
+        const lost = new Promise<void>((resolve) => (onLost = resolve));
         const lead = async (leading: AbortSignal): Promise<void> => {
+          // Leadership ends without a shutdown or a failure only when the Lease is lost.
+          const loseLease = (): void => {
+            if (signal.aborted || failure !== undefined) return;
+            failure = new LeadershipLostError("lost the leader Lease; exit so that a new process campaigns with fresh state");
+            everything.abort();
+            onLost();
+          };
+          leading.addEventListener("abort", loseLease, { once: true });
           try {
             await runControllers(leading);
-            if (!signal.aborted) failure = new LeadershipLostError("lost the leader Lease; exit so that a new process campaigns with fresh state");
           } catch (err) {
-            failure = err instanceof Error ? err : new Error(String(err));
+            failure ??= err instanceof Error ? err : new Error(String(err));
+            // Leading ends only with the process: a new one campaigns with fresh state.
+            everything.abort();
           }
-          // Leading ends only with the process: a new one campaigns with fresh state.
-          if (failure !== undefined) everything.abort();
         };
-        await options.leaderElector(lead).run(everything.signal);
+        // On a lost Lease, the controllers' drain (and the release after it) goes on
+        // in the background while the caller ends the process.
+        await Promise.race([options.leaderElector(lead).run(everything.signal), lost]);
         signal.removeEventListener("abort", forward);
       } else {
         await runControllers(signal);
