@@ -5,7 +5,19 @@
  * teardown waits for. Only the tenant's own namespace is looked at, and
  * only objects marked as made for this KubernetesCluster.
  */
-import { CLUSTER_V3, EIP_V1, KEYPAIR_V2, NODE_POOL_V3, ownerLabels, SUBNET_V1, UID_LABEL, VPC_V1, type ManagedResource } from "@edgeconnect/provisioning";
+import {
+  CLUSTER_V3,
+  CROSSPLANE_PROVIDER_CONFIG,
+  EIP_V1,
+  KEYPAIR_V2,
+  MANAGED_RESOURCE_KINDS,
+  NODE_POOL_V3,
+  ownerLabels,
+  SUBNET_V1,
+  UID_LABEL,
+  VPC_V1,
+  type ManagedResource,
+} from "@edgeconnect/provisioning";
 import type { DeepReadonly, Request } from "@edgeconnect/runtime";
 import type { InfrastructureCluster, InfrastructureWrites, InfraKind } from "../infrastructure/infrastructure-cluster.js";
 import { ownedBy } from "../infrastructure/owner.js";
@@ -20,7 +32,12 @@ export interface ObservedInfrastructure {
   readonly cluster?: Observed;
   /** Every node pool made for this cluster: the current one and any being replaced after a SoldOut. */
   readonly nodePools: readonly Observed[];
+  /** The names of the cluster's Crossplane ProviderConfigs: the current one, and any it superseded. */
+  readonly providerConfigs: readonly string[];
 }
+
+/** What the controller caches of the infrastructure cluster (our objects only): the managed resources and their ProviderConfigs. */
+export const CACHED_KINDS: readonly InfraKind[] = [...MANAGED_RESOURCE_KINDS, CROSSPLANE_PROVIDER_CONFIG];
 
 /** The managed kinds, children before parents: the order of teardown. */
 export const TEARDOWN_STAGES: readonly (readonly InfraKind[])[] = [[NODE_POOL_V3], [CLUSTER_V3], [EIP_V1, KEYPAIR_V2], [SUBNET_V1], [VPC_V1]];
@@ -38,6 +55,7 @@ export function observeInfrastructure(infra: InfrastructureCluster, namespace: s
   return {
     ...Object.fromEntries(Object.entries(found).filter(([, value]) => value !== undefined)),
     nodePools: ours(NODE_POOL_V3),
+    providerConfigs: ours(CROSSPLANE_PROVIDER_CONFIG).map((pc) => pc.metadata?.name ?? ""),
   };
 }
 

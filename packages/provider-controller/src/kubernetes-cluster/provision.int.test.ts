@@ -50,6 +50,7 @@ import { InfrastructureCluster, kindPath, NAMESPACES, SECRETS, type InfraKind, t
 import type { KubernetesClusterReconcilerOptions } from "./kubernetes-cluster-reconciler.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { tenantResources, type Secret, type TenantResources } from "../tenant/tenant-resources.js";
+import { CACHED_KINDS } from "./observed-infrastructure.js";
 import { provision, type Pass } from "./provision.js";
 import { StatusReport } from "./status-report.js";
 import { SupersededProviderConfigs } from "./superseded-provider-configs.js";
@@ -349,7 +350,7 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
     // As provider-manager.ts wires it.
     gateway = new OtcGateway({ concurrency: 2, timeoutMs: 20_000, verdictTtlMs: 600_000 });
     infra = new InfrastructureCluster(kube);
-    for (const kind of MANAGED_RESOURCE_KINDS) infra.watch(kind, { added: changed, updated: (_old, current) => changed(current), deleted: changed });
+    for (const kind of CACHED_KINDS) infra.watch(kind, { added: changed, updated: (_old, current) => changed(current), deleted: changed });
     context = {
       resources,
       gateway,

@@ -223,7 +223,7 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const referenced = [observed.vpc, observed.subnet, observed.eip, observed.keypair, observed.cluster, ...observed.nodePools].map(
     (mr) => (mr?.spec as { providerConfigRef?: { name?: string } } | undefined)?.providerConfigRef?.name ?? pcName,
   );
-  await context.supersededProviderConfigs.release(pass.writes, namespace.name, request, kc.metadata?.uid ?? "", pcName, referenced);
+  await context.supersededProviderConfigs.release(pass.writes, namespace.name, request, kc.metadata?.uid ?? "", pcName, { referenced, providerConfigs: observed.providerConfigs });
   return { requeueAfterMs: report.ready ? RESYNC_READY_MS : RESYNC_PROVISIONING_MS };
 }
 

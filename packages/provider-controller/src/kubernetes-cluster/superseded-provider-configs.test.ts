@@ -44,7 +44,7 @@ describe("SupersededProviderConfigs", () => {
       [VPC_V1.kind, []],
     ]);
     const { writes, deleted } = fakeWrites(world);
-    await new SupersededProviderConfigs().release(writes, NS, REQUEST, "u", "new", ["new"]);
+    await new SupersededProviderConfigs().release(writes, NS, REQUEST, "u", "new", { referenced: ["new"], providerConfigs: ["old", "new"] });
     expect(deleted).toEqual(["Secret/old", "ProviderConfig/old"]);
   });
 
@@ -55,28 +55,53 @@ describe("SupersededProviderConfigs", () => {
     ]);
     const { writes, deleted } = fakeWrites(world);
     const superseded = new SupersededProviderConfigs();
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new"]);
+    await superseded.release(writes, NS, REQUEST, "u", "new", { referenced: ["new"], providerConfigs: ["old", "new"] });
     expect(deleted).toEqual([]);
     world.set(NODE_POOL_V3.kind, [pool(REQUEST, "new")]);
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new"]);
+    await superseded.release(writes, NS, REQUEST, "u", "new", { referenced: ["new"], providerConfigs: ["old", "new"] });
     expect(deleted).toEqual(["Secret/old", "ProviderConfig/old"]);
   });
 
-  it("asks the API server once per cluster when nothing is left, again when a cached resource names another config, and until Crossplane lets an old one go", async () => {
+  it("asks the API server nothing for a cluster whose caches show only its current config, on the first pass after a start too", async () => {
+    const world = new Map<string, KubeObject[]>([[CROSSPLANE_PROVIDER_CONFIG.kind, [config(REQUEST, "new")]]]);
+    const { writes, lists } = fakeWrites(world);
+    const superseded = new SupersededProviderConfigs();
+    await superseded.release(writes, NS, REQUEST, "u", "new", { referenced: ["new"], providerConfigs: ["new"] });
+    await superseded.release(writes, NS, REQUEST, "u", "new", { referenced: ["new"], providerConfigs: [] });
+    expect(lists()).toBe(0);
+  });
+
+  it("asks the API server when the caches show another config, until Crossplane lets it go, then no more", async () => {
     const world = new Map<string, KubeObject[]>([[CROSSPLANE_PROVIDER_CONFIG.kind, [config(REQUEST, "new"), config(REQUEST, "old")]]]);
     const { writes, lists } = fakeWrites(world, new Set(["old"]));
     const superseded = new SupersededProviderConfigs();
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new"]);
+    const cached = { referenced: ["new"], providerConfigs: ["new", "old"] };
+    await superseded.release(writes, NS, REQUEST, "u", "new", cached);
     const afterFirst = lists();
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new"]);
+    expect(afterFirst).toBeGreaterThan(0);
+    await superseded.release(writes, NS, REQUEST, "u", "new", cached);
     expect(lists()).toBeGreaterThan(afterFirst);
 
     world.set(CROSSPLANE_PROVIDER_CONFIG.kind, [config(REQUEST, "new")]);
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new"]);
+    await superseded.release(writes, NS, REQUEST, "u", "new", cached);
     const settled = lists();
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new"]);
+    // Settled: a cache that still shows the old config (its delete not seen yet) asks nothing more.
+    await superseded.release(writes, NS, REQUEST, "u", "new", cached);
     expect(lists()).toBe(settled);
-    await superseded.release(writes, NS, REQUEST, "u", "new", ["new", "old"]);
+    // A cached managed resource naming another config asks again.
+    await superseded.release(writes, NS, REQUEST, "u", "new", { referenced: ["new", "old"], providerConfigs: ["new"] });
     expect(lists()).toBe(settled + 1);
+  });
+
+  it("asks the API server when this process applied another config lately, though the cache does not show it yet", async () => {
+    const world = new Map<string, KubeObject[]>([[CROSSPLANE_PROVIDER_CONFIG.kind, [config(REQUEST, "first"), config(REQUEST, "second")]]]);
+    const { writes, deleted, lists } = fakeWrites(world);
+    const superseded = new SupersededProviderConfigs();
+    await superseded.release(writes, NS, REQUEST, "u", "first", { referenced: [], providerConfigs: [] });
+    expect(lists()).toBe(0);
+    // The tenant pointed the cluster at other credentials: the pass applied "second"; the cache has seen neither config yet.
+    await superseded.release(writes, NS, REQUEST, "u", "second", { referenced: [], providerConfigs: [] });
+    expect(lists()).toBeGreaterThan(0);
+    expect(deleted).toEqual(["Secret/first", "ProviderConfig/first"]);
   });
 });

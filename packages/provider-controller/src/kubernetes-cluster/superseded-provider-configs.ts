@@ -32,20 +32,45 @@ interface ManagedObject extends KubeObject {
 
 /** Clusters whose sweep found nothing left, by uid and current ProviderConfig: bounded, and a miss only costs one more LIST. */
 const MAX_REMEMBERED = 10_000;
+/**
+ * How long a ProviderConfig this process applied may be missing from the
+ * cache: far longer than a watch event takes to arrive. Until then the
+ * cache cannot tell that a config the cluster no longer uses is gone.
+ */
+const CACHE_LAG_MS = 60_000;
+/** Clusters that applied a ProviderConfig within CACHE_LAG_MS: as many as can be reconciled in that time, and more. */
+const MAX_RECENT = 100_000;
+
+/** What the caches say of a cluster's ProviderConfigs. */
+export interface CachedConfigs {
+  /** The names the cluster's cached managed resources point at. */
+  readonly referenced: readonly string[];
+  /** The names of the cluster's cached ProviderConfigs. */
+  readonly providerConfigs: readonly string[];
+}
 
 export class SupersededProviderConfigs {
   private readonly settled = new LRUCache<string, true>({ max: MAX_REMEMBERED });
+  /** By uid: the ProviderConfig names this process applied for the cluster lately. */
+  private readonly recent = new LRUCache<string, Set<string>>({ max: MAX_RECENT, ttl: CACHE_LAG_MS });
 
   /**
    * Releases the cluster's ProviderConfigs other than `current` that no
-   * managed resource uses any more. `referenced` are the ProviderConfig
-   * names the cached managed resources name: a name other than `current`
-   * there, or a cluster not yet settled in this process, asks the API
-   * server; otherwise nothing is listed.
+   * managed resource uses any more; `current` is the one the pass applied.
+   * The API server is asked only when the caches show something other
+   * than `current`, or when this process applied another name so lately
+   * that the cache may not show it yet. So a process that starts beside
+   * thousands of settled clusters lists nothing for them: its caches
+   * listed every ProviderConfig made before it started.
    */
-  async release(writes: InfrastructureWrites, namespace: string, request: Request, uid: string, current: string, referenced: readonly string[]): Promise<void> {
+  async release(writes: InfrastructureWrites, namespace: string, request: Request, uid: string, current: string, cached: CachedConfigs): Promise<void> {
     const key = `${uid}/${current}`;
-    if (this.settled.has(key) && referenced.every((name) => name === current)) return;
+    const appliedLately = this.noteApplied(uid, current);
+    const onlyCurrent = (names: readonly string[]): boolean => names.every((name) => name === current);
+    if (onlyCurrent(cached.referenced) && (this.settled.has(key) || (onlyCurrent(cached.providerConfigs) && onlyCurrent(appliedLately)))) {
+      this.settled.set(key, true);
+      return;
+    }
     const configs = (await ownedResources(writes, namespace, request, [CROSSPLANE_PROVIDER_CONFIG])).map(({ obj }) => obj as ProviderConfigObject).filter((pc) => pc.metadata?.name !== current);
     if (configs.length === 0) {
       this.settled.set(key, true);
@@ -67,5 +92,14 @@ export class SupersededProviderConfigs {
       if (!(await writes.delete(CROSSPLANE_PROVIDER_CONFIG, namespace, name))) left++;
     }
     if (left === 0) this.settled.set(key, true);
+  }
+
+  /** Records `current` as applied now; returns every name applied for the cluster within CACHE_LAG_MS, `current` included. */
+  private noteApplied(uid: string, current: string): readonly string[] {
+    const names = this.recent.get(uid) ?? new Set<string>();
+    names.add(current);
+    // A set (re-set to restart its time): the last of several names applied lately must outlive the CACHE_LAG_MS of all of them.
+    this.recent.set(uid, names);
+    return [...names];
   }
 }

@@ -41,6 +41,7 @@ import {
 } from "@edgeconnect/provisioning";
 import { applyCrds, connectFromEnv, eventually, holds, parseManifests, REPO_ROOT } from "@edgeconnect/testenv";
 import { InfrastructureCluster, kindPath, NAMESPACES, SECRETS, type InfraKind } from "../infrastructure/infrastructure-cluster.js";
+import { CACHED_KINDS } from "./observed-infrastructure.js";
 import type { Pass, ProvisionContext } from "./provision.js";
 import { StatusReport } from "./status-report.js";
 import { cluster, statusHarness } from "./status-report.fixture.js";
@@ -124,7 +125,7 @@ describeInfra("OTC teardown on a real kube-apiserver", () => {
     await kube.create(path(CROSSPLANE_PROVIDER_CONFIG), held(renderCrossplaneProviderConfig(meta(providerConfig), credentialsSecret)));
     for (const name of [credentialsSecret, names.keypair]) await kube.create(path(SECRETS), { apiVersion: "v1", kind: "Secret", metadata: meta(name), data: { key: "dGVzdA==" } });
 
-    for (const kind of MANAGED_RESOURCE_KINDS) infra.watch(kind, {});
+    for (const kind of CACHED_KINDS) infra.watch(kind, {});
     const sources = Object.values(infra.sources());
     for (const source of sources) void source.start();
     await eventually(

@@ -13,7 +13,7 @@
  */
 import { collectionPath, PROVIDER_MACHINE_FLAVOR_RESOURCE, type KubernetesCluster, type ProviderMachineFlavor } from "@edgeconnect/api";
 import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { CLUSTER_API_CLUSTER, MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
+import { CLUSTER_API_CLUSTER } from "@edgeconnect/provisioning";
 import {
   ApiExportSource,
   combineHandlers,
@@ -39,6 +39,7 @@ import { InfrastructureCluster } from "../infrastructure/infrastructure-cluster.
 import { ownerRequest } from "../infrastructure/owner.js";
 import { watchTemplateSets } from "../infrastructure/template-sets.js";
 import { KubernetesClusterReconciler } from "../kubernetes-cluster/kubernetes-cluster-reconciler.js";
+import { CACHED_KINDS } from "../kubernetes-cluster/observed-infrastructure.js";
 import { ProviderMetrics } from "../metrics/provider-metrics.js";
 import { SupersededProviderConfigs } from "../kubernetes-cluster/superseded-provider-configs.js";
 import { OtcGateway } from "../otc/otc-gateway.js";
@@ -169,7 +170,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     handlers: { added: wakeWaiting, updated: wakeWaiting, deleted: wakeWaiting },
     logger,
   });
-  for (const kind of [...MANAGED_RESOURCE_KINDS, ...(flags.clusterApi ? [CLUSTER_API_CLUSTER] : [])]) {
+  for (const kind of [...CACHED_KINDS, ...(flags.clusterApi ? [CLUSTER_API_CLUSTER] : [])]) {
     infra.watch(kind, enqueueMapped(clusterController, (obj) => {
       const owner = ownerRequest(obj);
       return owner === undefined ? [] : [owner];
