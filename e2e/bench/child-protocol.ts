@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 export const CHILD_CONFIG_ENV = "RUNTIME_BENCH_CHILD";
 
 /**
- * Widgets with this label are the noisy tenant's: the child's reconciler
+ * Widgets with this label are the noisy tenants': the child's reconciler
  * waits `noisyReconcileMs` and then fails for them, every time.
  */
 export const NOISY_LABEL = "bench.edgeconnect.eu/noisy";

@@ -10,7 +10,9 @@ export interface BenchFlags {
   readonly objects: number;
   readonly flood: number;
   readonly workers: number;
-  /** Widgets of the noisy tenant in the isolation phase. */
+  /** Tenants whose widgets fail slowly in the isolation phase. */
+  readonly noisyTenants: number;
+  /** Widgets of each noisy tenant in the isolation phase. */
   readonly noisy: number;
   /** How long each reconcile of a noisy widget takes before it fails. */
   readonly noisyMs: number;
@@ -22,31 +24,35 @@ export interface BenchFlags {
   readonly kubeconfig: string | undefined;
 }
 
-export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--noisy N] [--noisy-ms MS]
-                            [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE]
-  --tenants     tenant workspaces bound to the export (default 100, at least 2)
+export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--noisy-tenants N] [--noisy N]
+                            [--noisy-ms MS] [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE]
+  --tenants     tenant workspaces bound to the export (default 100, at least 2 and more than --noisy-tenants)
   --objects     widgets per tenant created before the controller starts (default 2)
   --flood       widgets one tenant creates at once in the fairness phase (default 5000)
   --workers     controller maxConcurrentReconciles, and the bare client's write concurrency (default 8)
-  --noisy       widgets of the noisy tenant in the isolation phase, each failing slowly (default 1000)
+  --noisy-tenants
+                tenants that are noisy at once in the isolation phase (default 3)
+  --noisy       widgets of each noisy tenant in the isolation phase, each failing slowly (default 1000)
   --noisy-ms    how long each noisy reconcile takes before it fails (default 200)
   --max-in-flight-per-tenant
                 the controller's cap on one tenant's reconciles in flight (default: the Controller's)
   --out         JSON result path (default .cache/bench/runtime-<ISO timestamp>.json)
   --kubeconfig  admin kubeconfig of a running kcp instead of starting one`;
 
-const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, noisy: 1000, "noisy-ms": 200 } as const;
+const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, "noisy-tenants": 3, noisy: 1000, "noisy-ms": 200 } as const;
 type NumericFlag = keyof typeof NUMERIC;
 
 export function parseFlags(argv: readonly string[]): BenchFlags {
   const values = flagValues(argv, [...Object.keys(NUMERIC), "max-in-flight-per-tenant", "out", "kubeconfig"], USAGE);
   const numeric = (name: NumericFlag, min: number): number => integerFlag(values, name, NUMERIC[name], min);
+  const noisyTenants = numeric("noisy-tenants", 1);
   return {
-    // Two tenants at least: the fairness and isolation phases need a busy and a quiet one.
-    tenants: numeric("tenants", 2),
+    // The fairness and isolation phases need busy tenants and a quiet one besides.
+    tenants: numeric("tenants", Math.max(2, noisyTenants + 1)),
     objects: numeric("objects", 0),
     flood: numeric("flood", 1),
     workers: numeric("workers", 1),
+    noisyTenants,
     noisy: numeric("noisy", 1),
     noisyMs: numeric("noisy-ms", 0),
     maxInFlightPerTenant: values.has("max-in-flight-per-tenant") ? integerFlag(values, "max-in-flight-per-tenant", 1, 1) : undefined,

@@ -10,10 +10,10 @@
  * initial sync time and memory, create→reconcile latency of one new widget
  * per tenant, a flood of `--flood` widgets in one tenant while a quiet tenant
  * creates one every 200 ms, and tenant isolation: a quiet tenant's updates
- * with nobody else busy, then again while a noisy tenant's `--noisy` widgets
- * fail after `--noisy-ms` each, over and over. The bare client then repeats
- * burst and flood. Tables go to stdout, progress to stderr, every figure to
- * a JSON file.
+ * with nobody else busy, then again while `--noisy` widgets in each of
+ * `--noisy-tenants` tenants fail after `--noisy-ms`, over and over. The bare
+ * client then repeats burst and flood. Tables go to stdout, progress to
+ * stderr, every figure to a JSON file.
  *
  * Latency runs from just before the create (or update) request here to the
  * status write's answer, which the side stamps with an epoch time that this
@@ -77,6 +77,8 @@ const updateKey = (key: string, color: string): string => `${key}@${color}`;
 /** Everything a phase needs: the tenants, where to record reconciles, who may fail. */
 class Scenario {
   readonly tracker = new Tracker();
+  /** Per widget key, the colors of its updates no status has shown yet, oldest first. */
+  private readonly unseenColors = new Map<string, string[]>();
 
   constructor(
     readonly flags: BenchFlags,
@@ -89,10 +91,17 @@ class Scenario {
     return ws;
   }
 
-  /** A status write of ours: it completes a create's probe, or an update's when it shows the updated color. */
+  /**
+   * A status write of ours: it completes a create's probe, or an update's
+   * when it shows the updated color or a later one. A later one completes
+   * the earlier updates too: a reconcile that waited folded them in, as a
+   * level-based controller does, and their wait ends with it.
+   */
   reconciled(key: string, observed: string, at: number): void {
     this.tracker.complete(key, at);
-    this.tracker.complete(updateKey(key, observed), at);
+    const colors = this.unseenColors.get(key) ?? [];
+    for (const color of colors.splice(0, colors.indexOf(observed) + 1)) this.tracker.complete(updateKey(key, color), at);
+    if (colors.length === 0) this.unseenColors.delete(key);
   }
 
   /** Creates a widget, tracked in `probe` from just before the request. */
@@ -118,7 +127,9 @@ class Scenario {
 
   /** Sets a widget's color, tracked in `probe` until a status shows it. */
   async updateWidget(ws: Workspace, name: string, color: string, probe: Probe): Promise<void> {
-    this.tracker.expect(updateKey(`${ws.cluster}|default/${name}`, color), probe);
+    const key = `${ws.cluster}|default/${name}`;
+    this.tracker.expect(updateKey(key, color), probe);
+    this.unseenColors.set(key, [...(this.unseenColors.get(key) ?? []), color]);
     await withRetry(`update widget ${name} in ${ws.path}`, () =>
       ws.client.request("PATCH", `${WIDGETS}/${name}`, { body: { spec: { color } }, contentType: "application/merge-patch+json" }),
     );
@@ -172,14 +183,16 @@ class Scenario {
   }
 
   /**
-   * Tenant 1 updates its widgets, one every 200 ms; then tenant 0 gets
-   * `--noisy` widgets whose reconciles fail after `--noisy-ms`, and once
-   * they occupy the controller the same updates run again. The noisy widgets
-   * are deleted afterwards, so the bare client never sees them.
+   * The tenant after the noisy ones updates its widgets, one every 200 ms;
+   * then each of the first `--noisy-tenants` tenants gets `--noisy` widgets
+   * whose reconciles fail after `--noisy-ms`, and once they occupy the
+   * controller the same updates run again. The noisy widgets are deleted
+   * afterwards, so the bare client never sees them.
    */
   async isolation(child: SideProcess, maxInFlightPerTenant: number): Promise<IsolationFigures> {
-    const noisy = this.tenant(0);
-    const quiet = this.tenant(1);
+    const noisyTenants = this.tenants.slice(0, this.flags.noisyTenants);
+    const noisyWidgets = noisyTenants.length * this.flags.noisy;
+    const quiet = this.tenant(noisyTenants.length);
     const failed = (): Error | undefined => child.error;
     const setup = new Probe("isolation: quiet widgets");
     await pool(ISOLATION_WIDGETS, BURST_CONCURRENCY, (i) => this.createWidget(quiet, `iso-quiet-${i}`, setup));
@@ -188,12 +201,12 @@ class Scenario {
     log(`isolation: idle updates p50 ${idle.p50Ms.toFixed(0)} ms`);
 
     const label = { [NOISY_LABEL]: "true" };
-    await pool(this.flags.noisy, BURST_CONCURRENCY, (i) => this.createWidget(noisy, `noisy-${i}`, undefined, label));
-    const busy = Math.min(this.flags.noisy, maxInFlightPerTenant);
+    await pool(noisyWidgets, BURST_CONCURRENCY, (i) => this.createWidget(this.tenant(i % noisyTenants.length), `noisy-${Math.floor(i / noisyTenants.length)}`, undefined, label));
+    const busy = noisyTenants.length * Math.min(this.flags.noisy, maxInFlightPerTenant);
     for (let started = performance.now(); (await child.stats()).noisyAttempts < busy; await sleep(50)) {
       if (performance.now() - started > 60_000) throw new Error(`the controller did not start ${busy} noisy reconciles within 60 s`);
     }
-    log(`isolation: ${this.flags.noisy} noisy widgets failing`);
+    log(`isolation: ${noisyWidgets} noisy widgets of ${noisyTenants.length} tenants failing`);
     const attemptsBefore = (await child.stats()).noisyAttempts;
     const noisyStart = performance.now();
     const underNoise = await this.quietUpdates(quiet, "noisy", failed);
@@ -202,11 +215,14 @@ class Scenario {
     // Deleted widgets reconcile as successes; once all have, kcp and the
     // controller are quiet again for the bare client's phases.
     const successes = (await child.stats()).reconcileResults.success ?? 0;
-    await withRetry("delete the noisy widgets", () => noisy.client.delete(WIDGETS, { query: { labelSelector: NOISY_LABEL } }));
-    for (let started = performance.now(); ((await child.stats()).reconcileResults.success ?? 0) < successes + this.flags.noisy; await sleep(50)) {
-      if (performance.now() - started > 60_000) throw new Error(`the controller did not reconcile the ${this.flags.noisy} deleted noisy widgets within 60 s`);
+    for (const noisy of noisyTenants) {
+      await withRetry("delete the noisy widgets", () => noisy.client.delete(WIDGETS, { query: { labelSelector: NOISY_LABEL } }));
+    }
+    for (let started = performance.now(); ((await child.stats()).reconcileResults.success ?? 0) < successes + noisyWidgets; await sleep(50)) {
+      if (performance.now() - started > 60_000) throw new Error(`the controller did not reconcile the ${noisyWidgets} deleted noisy widgets within 60 s`);
     }
     return {
+      noisyTenants: noisyTenants.length,
       noisyWidgets: this.flags.noisy,
       noisyReconcileMs: this.flags.noisyMs,
       workers: this.flags.workers,

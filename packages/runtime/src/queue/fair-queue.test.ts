@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { ManualClock } from "./clock.js";
-import { defaultMaxInFlightPerTenant, FairQueue, type FairQueueOptions } from "./fair-queue.js";
+import { defaultMaxInFlightPerTenant, FairQueue, reservedWorkers, type FairQueueOptions } from "./fair-queue.js";
 import type { QueueMetrics } from "./queue-metrics.js";
 import { ExponentialFailureRateLimiter, type RateLimiter } from "./rate-limiter.js";
 
@@ -15,7 +15,7 @@ const req = (tenant: string, name: string, version?: number): Req => ({ tenant, 
 function makeQueue(
   clock = new ManualClock(),
   metrics?: QueueMetrics,
-  options: Pick<FairQueueOptions<Req>, "maxInFlightPerTenant" | "rateLimiter"> = {},
+  options: Pick<FairQueueOptions<Req>, "maxInFlightPerTenant" | "rateLimiter" | "workers"> = {},
 ): FairQueue<Req> {
   return new FairQueue<Req>({
     key: (r) => `${r.tenant}/${r.name}`,
@@ -29,6 +29,14 @@ function makeQueue(
 
 const capped = (maxInFlightPerTenant: number, clock = new ManualClock(), metrics?: QueueMetrics): FairQueue<Req> =>
   makeQueue(clock, metrics, { maxInFlightPerTenant });
+
+// A queue for `workers` workers with the Controller's default cap.
+const forWorkers = (workers: number, clock = new ManualClock(), metrics?: QueueMetrics): FairQueue<Req> =>
+  makeQueue(clock, metrics, { workers, maxInFlightPerTenant: defaultMaxInFlightPerTenant(workers) });
+
+const flood = (queue: FairQueue<Req>, tenant: string, count = 100): void => {
+  for (let i = 0; i < count; i++) queue.add(req(tenant, `${i}`));
+};
 
 // Only for queues with items ready: a get that would wait is a test bug.
 async function takeNames(queue: FairQueue<Req>, count: number): Promise<string[]> {
@@ -52,6 +60,32 @@ function track<T>(promise: Promise<T>): { settled: () => boolean; value: () => T
     value = v;
   });
   return { settled: () => settled, value: () => value };
+}
+
+/**
+ * `count` workers that each hold an item for `holdMs(item)` on `clock`
+ * before `done`, as a Controller's workers hold a reconcile. They stop at
+ * shutdown.
+ */
+function startWorkers(queue: FairQueue<Req>, clock: ManualClock, count: number, holdMs: (item: Req) => number): void {
+  const work = async (): Promise<void> => {
+    for (let item = await queue.get(); item !== undefined; item = await queue.get()) {
+      const held = item;
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, holdMs(held)));
+      queue.done(held);
+    }
+  };
+  for (let i = 0; i < count; i++) void work();
+}
+
+// One second at a time, letting workers take items and set their timers
+// (a promise tick after a get) before time moves on.
+async function advanceSeconds(clock: ManualClock, seconds: number): Promise<void> {
+  for (let i = 0; i < seconds; i++) {
+    await flush();
+    clock.advance(1000);
+  }
+  await flush();
 }
 
 class RecordingMetrics implements QueueMetrics {
@@ -590,6 +624,108 @@ describe("FairQueue", () => {
     it("rejects a cap that is not a whole number of at least one, and takes Infinity for none", () => {
       for (const cap of [0, -1, 1.5, Number.NaN]) expect(() => capped(cap)).toThrow(RangeError);
       expect(() => capped(Number.POSITIVE_INFINITY)).not.toThrow();
+    });
+  });
+
+  describe("workers: the reserve for tenants with nothing in processing", () => {
+    // Three tenants flood a second apart, their n-th item taking 60 + n
+    // seconds; a quiet tenant adds one item at 5 s. With 8 workers one is
+    // still free; with 4 every one is taken and the first frees at 60 s.
+    const quietFirst = "with %i workers, hands a quiet tenant's item to the first free worker, ahead of three noisy tenants' slow items (waits %i s)";
+    it.each([
+      [8, 0],
+      [4, 55],
+    ])(quietFirst, async (workers, waitSeconds) => {
+      const clock = new ManualClock();
+      const recorded = new RecordingMetrics();
+      const queue = forWorkers(workers, clock, recorded);
+      startWorkers(queue, clock, workers, (item) => (item.tenant === "quiet" ? 1000 : 60_000 + 1000 * Number(item.name)));
+      for (const tenant of ["A", "B", "C"]) {
+        flood(queue, tenant);
+        await advanceSeconds(clock, 1);
+      }
+      await advanceSeconds(clock, 2);
+      queue.add(req("quiet", "x"));
+      await advanceSeconds(clock, 60);
+      expect(recorded.latencies.filter(([, tenant]) => tenant === "quiet")).toEqual([[waitSeconds, "quiet"]]);
+      queue.shutDown();
+    });
+
+    it("keeps a worker free from three noisy tenants on 8 workers, however they arrive", async () => {
+      const queue = forWorkers(8);
+      const gets = Array.from({ length: 8 }, () => track(queue.get()));
+      for (const tenant of ["A", "B", "C"]) {
+        flood(queue, tenant);
+        await flush();
+      }
+      expect(["A", "B", "C"].map((tenant) => queue.tenantInFlight(tenant))).toEqual([4, 2, 1]);
+      expect(gets.filter((get) => !get.settled())).toHaveLength(1);
+      queue.add(req("quiet", "x"));
+      await flush();
+      expect(gets.every((get) => get.settled())).toBe(true);
+      expect(queue.tenantInFlight("quiet")).toBe(1);
+    });
+
+    it("when noisy tenants hold all 4 workers, gives the next worker to free the quiet tenant, not their queued items", async () => {
+      const queue = forWorkers(4);
+      const gets = Array.from({ length: 4 }, () => track(queue.get()));
+      for (const tenant of ["A", "B", "C"]) {
+        flood(queue, tenant);
+        await flush();
+      }
+      expect(gets.every((get) => get.settled())).toBe(true);
+      queue.add(req("quiet", "x"));
+      expect(queue.tenants()).toEqual(["B", "C", "quiet"]);
+      queue.done(req("A", "0"));
+      expect(await takeNames(queue, 1)).toEqual(["quiet/x"]);
+      expect(queue.tenants()).toEqual(["A", "B", "C"]);
+    });
+
+    it("lets a tenant alone take its whole cap, and a second busy tenant only what the reserve leaves", async () => {
+      const queue = forWorkers(8);
+      const gets = Array.from({ length: 8 }, () => track(queue.get()));
+      flood(queue, "A");
+      await flush();
+      expect(queue.tenantInFlight("A")).toBe(defaultMaxInFlightPerTenant(8));
+      flood(queue, "B");
+      await flush();
+      expect(queue.tenantInFlight("B")).toBe(2);
+      expect(gets.filter((get) => !get.settled())).toHaveLength(2);
+    });
+
+    it("serves tenants with items in processing again, in round-robin order, once items done free the reserve", async () => {
+      const queue = forWorkers(4);
+      for (const tenant of ["A", "B", "C"]) flood(queue, tenant);
+      expect(await takeNames(queue, 3)).toEqual(["A/0", "B/0", "C/0"]);
+      const fourth = track(queue.get());
+      await flush();
+      expect(fourth.settled()).toBe(false);
+      queue.done(req("B", "0"));
+      await flush();
+      expect(fourth.value()).toEqual(req("A", "1"));
+      expect(await takeNames(queue, 1)).toEqual(["B/1"]);
+    });
+
+    it("rejects a worker count that is not a whole number of at least one", () => {
+      for (const workers of [0, -1, 1.5, Number.NaN]) expect(() => forWorkers(workers)).toThrow(RangeError);
+    });
+  });
+
+  describe("reservedWorkers", () => {
+    it("with the default cap, reserves a quarter of the workers rounded up, none for a single worker", () => {
+      const counts = [1, 2, 4, 8, 16];
+      expect(counts.map(defaultMaxInFlightPerTenant)).toEqual([1, 1, 2, 4, 8]);
+      expect(counts.map((workers) => reservedWorkers(workers, defaultMaxInFlightPerTenant(workers)))).toEqual([0, 1, 1, 2, 4]);
+    });
+
+    it("never reserves more than the cap leaves, so a cap of every worker reserves none", () => {
+      const caps: [number, number][] = [
+        [8, 7],
+        [8, 8],
+        [4, 4],
+        [8, Number.POSITIVE_INFINITY],
+      ];
+      expect(caps.map(([workers, cap]) => reservedWorkers(workers, cap))).toEqual([1, 0, 0, 0]);
     });
   });
 

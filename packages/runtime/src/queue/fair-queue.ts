@@ -2,9 +2,11 @@
  * The work queue between informers and reconcilers: client-go's workqueue
  * semantics (dedup by key, a key never processed twice at once, delayed and
  * rate-limited adds) with one FIFO per tenant served round-robin, so one
- * tenant's flood cannot starve another, and an optional cap on each
- * tenant's items in processing, so one tenant's slow work cannot occupy
- * every worker. Owns ordering, dedup and hand-out only; it never runs work,
+ * tenant's flood cannot starve another; an optional cap on each tenant's
+ * items in processing, so one tenant's slow work cannot occupy every worker;
+ * and, given the worker count, a reserve of workers for tenants with nothing
+ * in processing, so a few slow tenants together cannot either. Owns
+ * ordering, dedup and hand-out only; it never runs work,
  * retries on its own, or decides what a key or a tenant is (the caller's
  * `key` and `tenant` functions do).
  */
@@ -37,6 +39,14 @@ export interface FairQueueOptions<T> {
    * cap (the Controller sets one, see `defaultMaxInFlightPerTenant`).
    */
   readonly maxInFlightPerTenant?: number;
+  /**
+   * How many callers `get` at once: the Controller's workers. With it, the
+   * queue keeps `reservedWorkers(workers, maxInFlightPerTenant)` of them for
+   * tenants with nothing in processing: once `workers` minus that many items
+   * are in processing, tenants with items in processing wait and only the
+   * others are served. Default: unknown, no reserve.
+   */
+  readonly workers?: number;
   /** Default `realClock`. */
   readonly clock?: Clock;
   /** Default `NO_QUEUE_METRICS`. */
@@ -53,6 +63,30 @@ export interface FairQueueOptions<T> {
  */
 export function defaultMaxInFlightPerTenant(workers: number): number {
   return Math.max(1, Math.ceil(workers / 2));
+}
+
+/**
+ * Workers kept for tenants with nothing in processing: a quarter of them
+ * rounded up, but never more than the cap leaves (`workers` minus the cap).
+ *
+ * Why a reserve: the cap alone stops one slow tenant, not two or three (two
+ * at half the workers each take them all). Why this size: with the default
+ * cap, one or two slow tenants never hold every worker from 4 workers on,
+ * and three never from 6 on, since each holds at most one reserved worker
+ * (it takes one only with nothing else in processing). When they do hold
+ * every worker, the reserve is in use as soon as one frees, so it goes to a
+ * tenant with nothing in processing, ahead of their queued items. A larger
+ * reserve would leave more workers idle whenever only busy tenants have work.
+ * Why the cap bounds it: a tenant alone keeps all its cap allows (half the
+ * workers by default, as before the reserve), and a controller that lets one
+ * tenant take every worker (one tenant per controller) reserves nothing.
+ * With one worker nothing can be reserved: a slow reconcile holds everyone
+ * up, and the next get serves tenants round-robin. With two, the default
+ * cap of one already keeps every tenant to one worker, so the reserved one
+ * changes nothing.
+ */
+export function reservedWorkers(workers: number, maxInFlightPerTenant: number): number {
+  return Math.max(0, Math.min(Math.ceil(workers / 4), workers - maxInFlightPerTenant));
 }
 
 /** One key's pending work, from its add until it is handed out. */
@@ -78,6 +112,8 @@ export class FairQueue<T> {
   private readonly clock: Clock;
   private readonly metrics: QueueMetrics;
   private readonly maxInFlightPerTenant: number;
+  // Items in processing from which on only tenants with none are served.
+  private readonly shared: number;
 
   // Keys added and not yet handed out: queued in a tenant FIFO, or parked
   // behind their own processing until `done`.
@@ -87,7 +123,8 @@ export class FairQueue<T> {
   private readonly inFlight = new Map<string, number>();
   // Only tenants with ready items have a FIFO here. The ring holds those of
   // them below their cap, each once: a tenant leaves it when it runs out of
-  // items or reaches its cap, and comes back on an add or a `done`.
+  // items or reaches its cap, and comes back on an add or a `done`. While the
+  // reserve is in use, tenants in it with items in processing are passed over.
   private readonly byTenant = new Map<string, Fifo<Pending<T>>>();
   private readonly ring = new Fifo<string>();
   private ready = 0;
@@ -108,6 +145,11 @@ export class FairQueue<T> {
     if (!(cap >= 1 && (Number.isInteger(cap) || cap === Number.POSITIVE_INFINITY))) {
       throw new RangeError(`maxInFlightPerTenant must be an integer >= 1, got ${cap}`);
     }
+    const { workers } = options;
+    if (workers !== undefined && !(workers >= 1 && Number.isInteger(workers))) {
+      throw new RangeError(`workers must be an integer >= 1, got ${workers}`);
+    }
+    this.shared = workers === undefined ? Number.POSITIVE_INFINITY : workers - reservedWorkers(workers, cap);
     this.delayed = new Delaying<T>(this.clock, (item, dueAt) => this.insert(item, dueAt));
   }
 
@@ -139,7 +181,8 @@ export class FairQueue<T> {
 
   /**
    * Tenants with ready items, in the order they will next be served; those
-   * at their cap are left out until one of their items is `done`.
+   * at their cap are left out until one of their items is `done`. While the
+   * reserve is in use, those with items in processing are passed over.
    */
   tenants(): string[] {
     return [...this.ring];
@@ -200,7 +243,8 @@ export class FairQueue<T> {
   /**
    * Ends processing of `item`'s key; if it was added meanwhile, it becomes
    * ready again now, behind its tenant's waiting items. A tenant that was
-   * at its cap is served again. A key not processing is ignored, so a
+   * at its cap is served again, and so are tenants with items in processing
+   * once the reserve is free again. A key not processing is ignored, so a
    * worker's cleanup may call this twice.
    */
   done(item: T): void {
@@ -214,15 +258,13 @@ export class FairQueue<T> {
     const count = this.tenantInFlight(tenant) - 1;
     if (count === 0) this.inFlight.delete(tenant);
     else this.inFlight.set(tenant, count);
-    if (count + 1 === this.maxInFlightPerTenant && this.byTenant.has(tenant)) {
-      this.ring.push(tenant);
-      this.serveWaiters();
-    }
+    if (count + 1 === this.maxInFlightPerTenant && this.byTenant.has(tenant)) this.ring.push(tenant);
     const parked = this.dirty.get(key);
     if (parked !== undefined) {
       parked.readyAt = now;
       this.enqueue(parked);
     }
+    this.serveWaiters();
     if (this.processing.size === 0) this.releaseDrainers();
   }
 
@@ -281,8 +323,8 @@ export class FairQueue<T> {
     this.serveWaiters();
   }
 
-  // Waiters exist only while the ring is empty, so the item they get is the
-  // one the round-robin would pick anyway.
+  // Waiters exist only while no tenant in the ring may be served, so the
+  // item they get is the one the round-robin would pick anyway.
   private serveWaiters(): void {
     while (this.waiters.size > 0) {
       const next = this.takeNext();
@@ -295,7 +337,7 @@ export class FairQueue<T> {
   // tail if it has more and is below its cap: each tenant gets one turn per
   // round.
   private takeNext(): Pending<T> | undefined {
-    const tenant = this.ring.shift();
+    const tenant = this.nextTenant();
     if (tenant === undefined) return undefined;
     const fifo = this.byTenant.get(tenant);
     const next = fifo?.shift();
@@ -311,6 +353,21 @@ export class FairQueue<T> {
     this.metrics.depth(this.ready);
     this.metrics.queueLatency((now - next.readyAt) / 1000, tenant);
     return next;
+  }
+
+  // The head of the ring, or while the reserve is in use the first tenant in
+  // it with nothing in processing. The tenants passed over go to the tail:
+  // the ring turns, so their round-robin order among themselves holds. They
+  // number at most the items in processing, so the scan stays short however
+  // many tenants wait.
+  private nextTenant(): string | undefined {
+    if (this.processing.size < this.shared) return this.ring.shift();
+    for (let left = this.ring.length; left > 0; left--) {
+      const tenant = this.ring.shift();
+      if (tenant === undefined || !this.inFlight.has(tenant)) return tenant;
+      this.ring.push(tenant);
+    }
+    return undefined;
   }
 
   private releaseDrainers(): void {

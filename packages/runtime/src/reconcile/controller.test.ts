@@ -165,6 +165,25 @@ describe("Controller", () => {
     gates.splice(0).forEach((open) => open());
   });
 
+  it("by default keeps a worker of 8 free for a quiet tenant while three tenants' reconciles hang", async () => {
+    const seen: string[] = [];
+    const { controller } = start(
+      async (request, { signal }) => {
+        seen.push(request.cluster);
+        if (request.cluster !== "quiet") await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve()));
+      },
+      { maxConcurrentReconciles: 8 },
+    );
+    for (const tenant of ["slow-a", "slow-b", "slow-c"]) {
+      for (let i = 0; i < 10; i++) controller.enqueue(req(`${i}`, tenant));
+    }
+    await until(() => seen.length === 7);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toHaveLength(7);
+    controller.enqueue(req("x", "quiet"));
+    await until(() => seen.includes("quiet"));
+  });
+
   it("admits only the requests of tenants it owns, at enqueue and again before reconciling", async () => {
     const owned = new Set(["tenant-a", "tenant-b"]);
     const seen: string[] = [];

@@ -42,7 +42,11 @@ interface BaseControllerOptions<S> {
    * `defaultMaxInFlightPerTenant(maxConcurrentReconciles)`: half the
    * workers rounded up (1 for one worker), which leaves the other half to
    * the other tenants and still gives a tenant alone with a backlog half the
-   * throughput.
+   * throughput. Of what the cap leaves, the queue also keeps
+   * `reservedWorkers(maxConcurrentReconciles, maxInFlightPerTenant)` workers
+   * (a quarter, rounded up) for tenants with no reconcile in flight, so that
+   * two or three slow tenants together cannot take every worker either; a
+   * cap of every worker reserves none.
    */
   readonly maxInFlightPerTenant?: number;
   /** Aborts a reconcile's signal after this long. Default: no timeout. */
@@ -112,6 +116,7 @@ export class Controller<S = NoScope> {
       key: requestKey,
       tenant: tenantOf,
       maxInFlightPerTenant: options.maxInFlightPerTenant ?? defaultMaxInFlightPerTenant(options.maxConcurrentReconciles ?? 1),
+      workers: options.maxConcurrentReconciles ?? 1,
       ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.metrics ? { metrics: options.metrics.queueMetrics(options.name, options.name) } : {}),
