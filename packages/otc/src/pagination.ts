@@ -89,7 +89,7 @@ export async function* listByMarker<T extends Identified>(client: OtcClient, lis
   }
 }
 
-/** Gathers an async iterator into an array (Node 20 has no `Array.fromAsync`). */
+/** Gathers an async iterator into an array (`Array.fromAsync` is beyond the ES2023 library the packages compile against). */
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
   for await (const item of items) all.push(item);
