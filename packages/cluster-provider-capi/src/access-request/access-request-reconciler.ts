@@ -58,7 +58,6 @@ import { oidcKubeconfig, oidcSecretData } from "../access/oidc-kubeconfig.js";
 import { renderOidcAccess, type OidcAccess, type OidcSpec } from "../access/oidc-access.js";
 import {
   accessObjects,
-  managedByRequest,
   renderTokenAccess,
   staleObjects,
   TokenAccessError,
@@ -73,7 +72,7 @@ import { OPERATION } from "../openmcp/constants.js";
 import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { isResponsibleForAccessRequest } from "../openmcp/responsibility.js";
-import { providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
+import { carriesLabels, providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
 import { controllerConditions } from "../provider/status-conditions.js";
 import type { WorkloadCluster, WorkloadClusters } from "./workload-cluster.js";
 import { platformKey } from "../provider/platform-keys.js";
@@ -326,7 +325,7 @@ export class AccessRequestReconciler implements Reconciler {
     for (const object of objects) live.push(await getIfPresent<LiveAccessObject>(workload.client, accessObjectPath(object.kind, object.metadata)));
     objects.forEach((object, i) => {
       const found = live[i];
-      if (found !== undefined && !managedByRequest(found, access.selector)) {
+      if (found !== undefined && !carriesLabels(found, access.selector)) {
         throw new ResourceNotManagedError(object.kind, object.metadata.name, "namespace" in object.metadata ? object.metadata.namespace : undefined, "workload");
       }
     });
@@ -435,8 +434,7 @@ export class AccessRequestReconciler implements Reconciler {
 
   /** Made by this provider: another provider's or someone else's Secret of the same name is never written or deleted. */
   private isOurSecret(secret: AccessSecret): boolean {
-    const labels = secret.metadata?.labels ?? {};
-    return Object.entries(this.keys.labels).every(([key, value]) => labels[key] === value);
+    return carriesLabels(secret, this.keys.labels);
   }
 
   private identityOf(ar: AccessRequest): AccessRequestIdentity {

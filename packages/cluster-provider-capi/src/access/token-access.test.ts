@@ -1,4 +1,4 @@
-import { MANAGED_BY_LABEL } from "../provider/provider-identity.js";
+import { carriesLabels, MANAGED_BY_LABEL } from "../provider/provider-identity.js";
 import { describe, expect, it } from "@jest/globals";
 import { isDnsLabel, isLabelValue } from "@edgeconnect/provisioning";
 import {
@@ -7,7 +7,6 @@ import {
   ACCESS_REQUEST_NAME_LABEL,
   ACCESS_REQUEST_NAMESPACE_LABEL,
   ACCESS_REQUEST_UID_LABEL,
-  managedByRequest,
   renderTokenAccess,
   staleObjects,
   TokenAccessError,
@@ -214,7 +213,7 @@ describe("renderTokenAccess", () => {
   });
 });
 
-describe("managedByRequest", () => {
+describe("carriesLabels", () => {
   const access = render({});
   it.each<[string, Record<string, string> | undefined, boolean]>([
     ["all selector labels", access.serviceAccount.metadata.labels, true],
@@ -222,7 +221,7 @@ describe("managedByRequest", () => {
     ["no managed-by label", { [ACCESS_REQUEST_LABEL]: access.selector[ACCESS_REQUEST_LABEL] ?? "" }, false],
     ["no labels", undefined, false],
   ])("%s", (_case, labels, expected) => {
-    expect(managedByRequest({ metadata: labels === undefined ? {} : { labels } }, access.selector)).toBe(expected);
+    expect(carriesLabels({ metadata: labels === undefined ? {} : { labels } }, access.selector)).toBe(expected);
   });
 });
 

@@ -15,7 +15,7 @@
  */
 import { isDnsLabel, labelValue } from "@edgeconnect/provisioning";
 import { shortHash } from "@edgeconnect/provisioning";
-import { MANAGED_BY } from "../provider/provider-identity.js";
+import { carriesLabels, MANAGED_BY } from "../provider/provider-identity.js";
 
 /** A hash of (environment, provider, namespace, name) of the request: selects all of its objects. */
 export const ACCESS_REQUEST_LABEL = "capi.clusters.openmcp.cloud/access-request";
@@ -310,11 +310,6 @@ export interface ExistingObject {
   readonly metadata?: { readonly name?: string | undefined; readonly namespace?: string | undefined; readonly labels?: Readonly<Record<string, string>> | undefined } | undefined;
 }
 
-/** Whether `obj` carries every label of `selector`: made by us for that request. */
-export function managedByRequest(obj: Pick<ExistingObject, "metadata">, selector: Readonly<Record<string, string>>): boolean {
-  const labels = obj.metadata?.labels ?? {};
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
-}
 
 /**
  * The objects among `existing` that belong to the request of `desired`
@@ -323,7 +318,7 @@ export function managedByRequest(obj: Pick<ExistingObject, "metadata">, selector
  */
 export function staleObjects<T extends ExistingObject>(existing: readonly T[], desired: GrantedAccess): T[] {
   const wanted = new Set(accessObjects(desired).map(accessObjectKey));
-  return existing.filter((o) => managedByRequest(o, desired.selector) && !wanted.has(objectKey(o.kind, o.metadata?.namespace, o.metadata?.name ?? "")));
+  return existing.filter((o) => carriesLabels(o, desired.selector) && !wanted.has(objectKey(o.kind, o.metadata?.namespace, o.metadata?.name ?? "")));
 }
 
 function baseName(request: AccessRequestIdentity, hash: string): string {

@@ -62,7 +62,7 @@ import { operationOf } from "../openmcp/operation-annotation.js";
 import { clearReconcileAnnotation } from "../provider/reconcile-annotation.js";
 import { profileBelongsTo } from "../openmcp/responsibility.js";
 import { commonPhase } from "../openmcp/status-phase.js";
-import { OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
+import { carriesLabels, OPENMCP_CLUSTER_NAME_LABEL, OPENMCP_CLUSTER_NAMESPACE_LABEL, providerKeys, type ProviderIdentity, type ProviderKeys } from "../provider/provider-identity.js";
 import { allConditions, controllerConditions } from "../provider/status-conditions.js";
 import { platformKey } from "../provider/platform-keys.js";
 import {
@@ -309,9 +309,7 @@ export class ClusterReconciler implements Reconciler {
     // The store holds only our labelled Clusters; a foreign one is only seen by asking.
     const existing = cached ?? (await getIfPresent<CapiCluster>(client, objectPath(CAPI_CLUSTER, objects.cluster.metadata.namespace, objects.cluster.metadata.name)));
     if (existing === undefined) return false;
-    const labels = existing.metadata.labels ?? {};
-    const ours = Object.entries(this.keys.labels).every(([key, value]) => labels[key] === value);
-    return !ours || labels[OPENMCP_CLUSTER_NAME_LABEL] !== objects.cluster.metadata.labels[OPENMCP_CLUSTER_NAME_LABEL];
+    return !carriesLabels(existing, this.keys.labels) || existing.metadata.labels?.[OPENMCP_CLUSTER_NAME_LABEL] !== objects.cluster.metadata.labels[OPENMCP_CLUSTER_NAME_LABEL];
   }
 
   private madeFor(obj: DeepReadonly<Pick<KubeObject, "metadata">>, cluster: DeepReadonly<OpenMcpCluster>): boolean {

@@ -25,7 +25,7 @@ import { collectionPath, CORE_PROVIDER, CRD_FILES, objectPath } from "@edgeconne
 import { ApiDiscovery, getIfPresent, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { findCondition, scrubText, type Condition, type ControllerLogger } from "@edgeconnect/runtime";
 import { parseAllDocuments } from "yaml";
-import { FIELD_MANAGER, MANAGED_BY } from "../provider/provider-identity.js";
+import { carriesLabels, FIELD_MANAGER, MANAGED_BY } from "../provider/provider-identity.js";
 import { InstallTimeoutError, PrerequisiteMissingError } from "./errors.js";
 import type { ExistingOperator, InitConfiguration, ManifestSource } from "./init-configuration.js";
 import { certManagerKinds, certManagerMissing, OPERATOR_CRDS, OPERATOR_DEPLOYMENT_SELECTOR } from "./prerequisites.js";
@@ -216,8 +216,7 @@ function coreProviderObject({ coreProvider: core }: InitConfiguration): KubeObje
 /** A CoreProvider in any namespace that init did not make (a Helm release's, say). */
 async function foreignCoreProvider(options: InstallOptions): Promise<{ namespace: string; name: string } | undefined> {
   const { items } = await untilAccepted("listing CoreProviders", () => options.client.list<KubeObject>(collectionPath(CORE_PROVIDER), { signal: options.signal }), { signal: options.signal });
-  const managedBy = Object.entries(MANAGED_BY);
-  const other = items.find((provider) => !managedBy.every(([key, value]) => provider.metadata?.labels?.[key] === value));
+  const other = items.find((provider) => !carriesLabels(provider, MANAGED_BY));
   return other === undefined ? undefined : { namespace: other.metadata?.namespace ?? "", name: other.metadata?.name ?? "" };
 }
 

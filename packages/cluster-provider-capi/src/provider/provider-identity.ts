@@ -63,6 +63,12 @@ export function providerKeys({ providerName }: Pick<ProviderIdentity, "providerN
   };
 }
 
+/** Whether `obj` carries every label of `wanted`: the one test of "ours" for objects marked with a ProviderKeys' or a request's labels. */
+export function carriesLabels(obj: { readonly metadata?: { readonly labels?: Readonly<Record<string, string>> | undefined } | undefined }, wanted: Readonly<Record<string, string>>): boolean {
+  const labels = obj.metadata?.labels ?? {};
+  return Object.entries(wanted).every(([key, value]) => labels[key] === value);
+}
+
 /** On Cluster API objects: the openMCP Cluster they were made for. */
 export const OPENMCP_CLUSTER_NAME_LABEL = `${GROUP}/cluster-name`;
 export const OPENMCP_CLUSTER_NAMESPACE_LABEL = `${GROUP}/cluster-namespace`;
