@@ -18,6 +18,15 @@ export { ApiDiscovery, UnknownKindError, type DiscoveredResource } from "./api-d
 export { HttpStatusError, RequestTimeoutError, type Status } from "./errors.js";
 export { deleteIfPresent, getIfPresent, isNotFound } from "./not-found.js";
 export { kubeconfigCredentials, type KubeconfigCredential } from "./kubeconfig-credentials.js";
+export {
+  Kubeconfig,
+  SERVICE_ACCOUNT_DIR,
+  type ClientNodeImporter,
+  type InClusterOptions,
+  type KubeconfigOptions,
+  type KubeconfigSource,
+  type KubeconfigUser,
+} from "./kubeconfig.js";
 export { CLUSTER_ANNOTATION, clusterOf, fingerprint } from "./logical-cluster.js";
 export {
   RestClient,

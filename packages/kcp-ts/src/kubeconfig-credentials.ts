@@ -9,7 +9,7 @@
  * scrubbing any `Bearer` token in text covers its usual way out.
  */
 import { isSensitiveKey, registerSecret } from "@edgeconnect/redaction";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeconfigSource } from "./kubeconfig.js";
 
 export interface KubeconfigCredential {
   /** The kubeconfig user that holds it. */
@@ -19,7 +19,7 @@ export interface KubeconfigCredential {
   readonly value: string;
 }
 
-export function kubeconfigCredentials(kubeConfig: KubeConfig): KubeconfigCredential[] {
+export function kubeconfigCredentials(kubeConfig: Pick<KubeconfigSource, "getUsers">): KubeconfigCredential[] {
   return kubeConfig.getUsers().flatMap((user) => {
     const found: KubeconfigCredential[] = [];
     const add = (field: string, value: unknown): void => {
@@ -36,6 +36,6 @@ export function kubeconfigCredentials(kubeConfig: KubeConfig): KubeconfigCredent
   });
 }
 
-export function registerKubeconfigCredentials(kubeConfig: KubeConfig): void {
+export function registerKubeconfigCredentials(kubeConfig: Pick<KubeconfigSource, "getUsers">): void {
   for (const { value } of kubeconfigCredentials(kubeConfig)) registerSecret(value);
 }

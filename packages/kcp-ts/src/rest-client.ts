@@ -1,7 +1,7 @@
 /**
  * A JSON client for any API-server path: kcp's `/clusters/<name>`,
  * `/clusters/*` and virtual-workspace URLs included. Credentials and TLS come
- * from a kubeconfig through @kubernetes/client-node; requests go out as
+ * from a kubeconfig (see kubeconfig.ts); requests go out as
  * `server + path`, unchanged, so kcp paths survive.
  *
  * Guarantees: one keep-alive connection pool per client family (clients made
@@ -11,13 +11,13 @@
  * ends it at the socket.
  * Caveats: no retries here; the runtime decides what to retry and when.
  */
-import { KubeConfig } from "@kubernetes/client-node";
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { HttpStatusError, RequestTimeoutError } from "./errors.js";
 import { holdSecrets, releaseSecrets, type SecretHolder } from "@edgeconnect/redaction";
 import { kubeconfigCredentials, registerKubeconfigCredentials } from "./kubeconfig-credentials.js";
+import { Kubeconfig, type KubeconfigSource } from "./kubeconfig.js";
 
 export interface RequestOptionsLite {
   readonly body?: unknown;
@@ -78,14 +78,14 @@ export interface KubeList<T = KubeObject> {
 }
 
 interface Transport {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeconfigSource;
   readonly https: HttpsAgent;
   readonly http: HttpAgent;
   /** Who holds the kubeconfig's credentials in the redaction registry; undefined: the process, for its life. */
   readonly secretHolder?: SecretHolder;
 }
 
-function newTransport(kubeConfig: KubeConfig, secretHolder?: SecretHolder): Transport {
+function newTransport(kubeConfig: KubeconfigSource, secretHolder?: SecretHolder): Transport {
   if (secretHolder === undefined) registerKubeconfigCredentials(kubeConfig);
   else holdSecrets(secretHolder, kubeconfigCredentials(kubeConfig).map(({ value }) => value));
   return { kubeConfig, https: new HttpsAgent({ keepAlive: true }), http: new HttpAgent({ keepAlive: true }), ...(secretHolder === undefined ? {} : { secretHolder }) };
@@ -98,25 +98,26 @@ export class RestClient {
   /** The deadline of a request that names none; see `withTimeout`. */
   readonly requestTimeoutMs: number;
 
-  /** `server` overrides the kubeconfig's server URL, keeping its credentials. */
-  constructor(kubeConfig: KubeConfig, server?: string);
+  /**
+   * `server` overrides the kubeconfig's server URL, keeping its credentials.
+   * client-node's KubeConfig is a KubeconfigSource too.
+   */
+  constructor(kubeConfig: KubeconfigSource, server?: string);
   constructor(transport: Transport, server: string, requestTimeoutMs: number, boundSignal: AbortSignal | undefined);
   constructor(
-    source: KubeConfig | Transport,
+    source: KubeconfigSource | Transport,
     server?: string,
     requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
     private readonly boundSignal?: AbortSignal,
   ) {
     // Clients derived with withServer & co. share the transport, whose credentials were registered when it was made.
-    this.transport = source instanceof KubeConfig ? newTransport(source) : source;
+    this.transport = isTransport(source) ? source : newTransport(source);
     this.server = (server ?? currentServer(this.transport.kubeConfig)).replace(/\/+$/, "");
     this.requestTimeoutMs = requestTimeoutMs;
   }
 
   static fromFile(path: string): RestClient {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(path);
-    return new RestClient(kubeConfig);
+    return new RestClient(Kubeconfig.fromFile(path));
   }
 
   /**
@@ -126,16 +127,13 @@ export class RestClient {
    * reaches many clusters this way then holds only those it reaches now.
    */
   static fromKubeconfigText(text: string, options: { readonly secretHolder?: SecretHolder } = {}): RestClient {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromString(text);
+    const kubeConfig = Kubeconfig.fromText(text);
     return new RestClient(newTransport(kubeConfig, options.secretHolder), currentServer(kubeConfig), DEFAULT_REQUEST_TIMEOUT_MS, undefined);
   }
 
   /** The pod's service account and the cluster's CA, as every in-cluster controller uses them. */
   static fromCluster(): RestClient {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromCluster();
-    return new RestClient(kubeConfig);
+    return new RestClient(Kubeconfig.fromCluster());
   }
 
   /** The same credentials and connections against another base URL (a workspace, a virtual workspace). */
@@ -289,7 +287,11 @@ export class RestClient {
   }
 }
 
-function currentServer(kubeConfig: KubeConfig): string {
+function isTransport(source: KubeconfigSource | Transport): source is Transport {
+  return "kubeConfig" in source;
+}
+
+function currentServer(kubeConfig: KubeconfigSource): string {
   const cluster = kubeConfig.getCurrentCluster();
   if (cluster === null) throw new Error("kubeconfig has no current cluster");
   return cluster.server;
