@@ -607,7 +607,12 @@ describeInfra("provider-controller", () => {
       await eventually(
         async () => {
           const counts = await Promise.all(["VpcV1", "ClusterV3", "NodePoolV3", "ProviderConfig", "Namespace"].map((kind) => orphaned(kind).catch(() => undefined)));
-          return [counts.every((count) => count === 1), `orphans VpcV1, ClusterV3, NodePoolV3, ProviderConfig, Namespace: ${counts.join(", ")}`];
+          // Which namespaces of ours there are, should the count be off: a leak from an earlier test shows here.
+          type Ns = KubeObject & { status?: { phase?: string; conditions?: { type?: string; status?: string; message?: string }[] } };
+          const ours = (await platform.infra.list<Ns>("/api/v1/namespaces", { query: { labelSelector: "app.kubernetes.io/managed-by=provider-controller" } })).items.map(
+            (ns) => `${ns.metadata?.name ?? ""} (${ns.status?.phase ?? ""}${(ns.status?.conditions ?? []).filter((c) => c.status === "True").map((c) => `; ${c.type ?? ""}: ${c.message ?? ""}`).join("")})`,
+          );
+          return [counts.every((count) => count === 1), `orphans VpcV1, ClusterV3, NodePoolV3, ProviderConfig, Namespace: ${counts.join(", ")}; our namespaces: ${ours.join(", ")}`];
         },
         { timeoutMs: 60_000, description: "the orphans counted" },
       );

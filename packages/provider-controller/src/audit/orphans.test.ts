@@ -79,6 +79,14 @@ describe("orphans", () => {
     expect(Object.fromEntries(unsure.counts)).toMatchObject({ VpcV1: 0, Namespace: 0 });
   });
 
+  it("does not count a namespace already being deleted, only what of ours may keep it Terminating", () => {
+    const terminating = namespaceOf(GONE.cluster, { deletionTimestamp: "2026-12-02T15:00:00Z" });
+    const decision = decide(input(world(), { namespaces: [terminating, namespaceOf(LIVE.cluster)], teardown: true, previous: seenBefore(world(), [terminating]) }));
+    expect(decision.orphans.map((o) => o.kind.kind)).not.toContain("Namespace");
+    expect(Object.fromEntries(decision.counts)).toMatchObject({ Namespace: 0, VpcV1: 1, NodePoolV3: 1 });
+    expect(names(decision).filter((name) => name.startsWith("Namespace"))).toEqual([]);
+  });
+
   it("deletes nothing that the previous audit did not find orphaned too", () => {
     const decision = decide(input(world(), { teardown: true }));
     expect(decision.orphans).toHaveLength(8);

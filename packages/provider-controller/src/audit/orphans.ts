@@ -112,6 +112,9 @@ export function decide(input: AuditInput): AuditDecision {
     if (owner !== undefined && input.clusters.get(requestKey(owner)) === "absent") orphans.push({ kind, obj, owner, key: orphanKey(kind, obj) });
   }
   for (const obj of input.namespaces) {
+    // Being deleted already (teardown's last step, or the audit's): going, not left behind. What keeps one Terminating,
+    // if anything of ours, is reported on its own above.
+    if (obj.metadata?.deletionTimestamp !== undefined) continue;
     const cluster = workspaceOf(obj);
     if (cluster !== undefined && input.workspaces.get(cluster) === "absent") orphans.push({ kind: NAMESPACES, obj, owner: { cluster }, key: orphanKey(NAMESPACES, obj) });
   }
