@@ -162,7 +162,7 @@ const OTC_GRANTS: [string, string, string[]][] = [
   ["cce.opentelekomcloud.m.crossplane.io", "clusterv3s", MANAGED],
   ["cce.opentelekomcloud.m.crossplane.io", "nodepoolv3s", MANAGED],
   ["compute.opentelekomcloud.m.crossplane.io", "keypairv2s", MANAGED],
-  ["opentelekomcloud.m.crossplane.io", "providerconfigs", ["create", "delete", "get", "list", "patch"]],
+  ["opentelekomcloud.m.crossplane.io", "providerconfigs", MANAGED],
 ];
 
 /** The ClusterRole grants exactly `expected`: every row's verbs, and no (group, resource) beyond the rows. */
