@@ -6,7 +6,7 @@
  * reconcile's signal and confined to one tenant namespace by the caller.
  */
 import { ApiDiscovery, HttpStatusError, type DiscoveredResource, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
+import { CLUSTER_NAMESPACE_INDEX, Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
 import { InfrastructureReachability } from "./reachability.js";
 
@@ -28,9 +28,6 @@ export function kindPath(kind: InfraKind, namespace?: string, name?: string): st
   const scoped = namespace === undefined ? base : `${base}/namespaces/${namespace}`;
   return name === undefined ? `${scoped}/${kind.plural}` : `${scoped}/${kind.plural}/${name}`;
 }
-
-const NAMESPACE_INDEX = "namespace";
-const byNamespace = (obj: DeepReadonly<KubeObject>): readonly string[] => (obj.metadata?.namespace ? [obj.metadata.namespace] : []);
 
 export const NAMESPACES: InfraKind = { apiVersion: "v1", kind: "Namespace", plural: "namespaces" };
 export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "secrets" };
@@ -89,7 +86,7 @@ export class InfrastructureCluster {
 
   /** Starts caching `kind` (our objects only), telling `handlers` of changes. */
   watch(kind: InfraKind, handlers: EventHandlers): void {
-    const store = new Store({ indexers: { [NAMESPACE_INDEX]: byNamespace } });
+    const store = new Store();
     this.stores.set(kind.kind, store);
     this.reflectors.set(
       kind.kind,
@@ -126,8 +123,8 @@ export class InfrastructureCluster {
   list<T extends KubeObject>(kind: InfraKind, namespace: string): DeepReadonly<T>[] {
     const store = this.stores.get(kind.kind);
     if (store === undefined) throw new Error(`${kind.kind} is not watched`);
-    // By index: a reconcile reads its own tenant's namespace, whatever the number of tenants.
-    return store.byIndex(NAMESPACE_INDEX, namespace) as DeepReadonly<T>[];
+    // By the store's own index (logical cluster "" off kcp): a reconcile reads its tenant's namespace, whatever the number of tenants.
+    return store.byIndex(CLUSTER_NAMESPACE_INDEX, `/${namespace}`) as DeepReadonly<T>[];
   }
 
   /** The same client with every call bound to `signal`: a reconcile's view. */
