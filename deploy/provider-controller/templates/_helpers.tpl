@@ -52,11 +52,14 @@ still checks everything. Types and formats are values.schema.json's job.
 {{- $secret := $v.kcp.kubeconfigSecret }}
 {{- $_ := required "kcp.kubeconfigSecret.name is required: the Secret (in the release namespace) holding the kubeconfig of kcp's provider workspace" $secret.name }}
 {{- $_ := required "kcp.kubeconfigSecret.key is required: the key of that Secret that holds the kubeconfig" $secret.key }}
-{{- if and (gt (int $v.replicas) 1) (not $v.leaderElection.enabled) }}
-{{- fail "replicas > 1 needs leaderElection.enabled: without it every replica would provision the same tenants' clusters at once" }}
+{{- if and (gt (int $v.replicas) 1) (not $v.leaderElection.enabled) (not $v.sharding.enabled) }}
+{{- fail "replicas > 1 needs leaderElection.enabled or sharding.enabled: without either every replica would provision the same tenants' clusters at once" }}
 {{- end }}
-{{- if and $v.leaderElection.enabled (not $v.leaderElection.name) }}
-{{- fail "leaderElection.name must be set when leader election is enabled" }}
+{{- if and $v.leaderElection.enabled $v.sharding.enabled }}
+{{- fail "sharding.enabled replaces the single leader: set leaderElection.enabled=false (leaderElection.namespace and .name still place and name the shard Leases)" }}
+{{- end }}
+{{- if and (or $v.leaderElection.enabled $v.sharding.enabled) (not $v.leaderElection.name) }}
+{{- fail "leaderElection.name must be set when leader election or sharding is enabled" }}
 {{- end }}
 {{- if and $v.clusterApi.templateResources (not $v.clusterApi.enabled) }}
 {{- fail "clusterApi.templateResources needs clusterApi.enabled: without Cluster API the controller makes no template objects" }}
@@ -95,6 +98,12 @@ still checks everything. Types and formats are values.schema.json's job.
 - --leader-elect-resource-name={{ .Values.leaderElection.name }}
 {{- else }}
 - --leader-elect=false
+{{- end }}
+{{- if .Values.sharding.enabled }}
+- --sharded=true
+- --shard-slots={{ .Values.sharding.slots }}
+- --leader-elect-resource-namespace={{ include "provider-controller.leaseNamespace" . }}
+- --leader-elect-resource-name={{ .Values.leaderElection.name }}
 {{- end }}
 - --metrics-bind-address=:{{ .Values.metrics.port }}
 - --health-probe-bind-address=:{{ .Values.healthProbe.port }}

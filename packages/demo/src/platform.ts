@@ -123,6 +123,12 @@ export interface PlatformOptions {
    * infrastructure kubeconfig.
    */
   readonly leastPrivilege?: boolean;
+  /**
+   * Provider-controller processes to run side by side, all with the same
+   * flags (pass `--sharded` in `controllerArgs` for more than one). Default
+   * 1. The single-controller methods act on replica 0.
+   */
+  readonly controllerReplicas?: number;
 }
 
 export interface ControllerIdentityOptions {
@@ -162,7 +168,8 @@ export interface TenantCredentials {
 export class Platform {
   private controllerRuns = 0;
   private crossplane: CrossplaneOtcSimulator | undefined;
-  private controller: ServerProcess | undefined;
+  /** The provider-controller replicas; index 0 is "the" controller. */
+  private readonly controllers: ServerProcess[] = [];
   /** What the controller runs as: the least-privilege identities, or the admin ones. */
   private controllerKubeconfigs: { readonly kcp: string; readonly infra: string };
   private identities: ControllerIdentities | undefined;
@@ -245,8 +252,8 @@ export class Platform {
         ...(options.reaper ? { reaper: options.reaper } : {}),
       });
       started.push(() => platform.crossplane?.stop() ?? Promise.resolve());
-      platform.controller = platform.startController();
-      log("Crossplane OTC provider simulator and provider-controller running");
+      for (let i = 0; i < Math.max(1, options.controllerReplicas ?? 1); i++) platform.controllers.push(platform.startController());
+      log(`Crossplane OTC provider simulator and ${platform.controllers.length} provider-controller replica(s) running`);
       return platform;
     } catch (err) {
       for (const stop of started.reverse()) await stop().catch(() => undefined);
@@ -354,17 +361,24 @@ export class Platform {
 
   /** Stops the controller as a crash would (SIGKILL), then starts a new one. */
   async crashController(): Promise<void> {
-    await this.controller?.kill();
-    this.controller = this.startController();
+    await this.controllers[0]?.kill();
+    this.controllers[0] = this.startController();
+  }
+
+  /** Provider-controller replica `index` (from `controllerReplicas`), to kill, stop or read. */
+  replica(index: number): ServerProcess {
+    const replica = this.controllers[index];
+    if (replica === undefined) throw new Error(`the platform runs ${this.controllers.length} provider-controller replica(s)`);
+    return replica;
   }
 
   get controllerLog(): string {
-    return this.controller?.logTail(400) ?? "";
+    return this.controllers[0]?.logTail(400) ?? "";
   }
 
   /** The running provider-controller's process id (its process group's too). */
   get controllerPid(): number | undefined {
-    return this.controller?.pid;
+    return this.controllers[0]?.pid;
   }
 
   /**
@@ -374,20 +388,20 @@ export class Platform {
    * 10 s for. Resolves with how it exited.
    */
   async stopController(graceMs?: number): Promise<ExitStatus | undefined> {
-    const controller = this.controller;
+    const controller = this.controllers[0];
     if (controller === undefined) return undefined;
     await controller.stop(graceMs);
     return controller.exited;
   }
   /** Starts a new provider-controller after `stopController`. */
   resumeController(): void {
-    if (this.controller?.running === true) throw new Error("the provider-controller is still running");
-    this.controller = this.startController();
+    if (this.controllers[0]?.running === true) throw new Error("the provider-controller is still running");
+    this.controllers[0] = this.startController();
   }
 
 
   async stop(): Promise<void> {
-    await Promise.allSettled([this.controller?.stop(), this.crossplane?.stop()]);
+    await Promise.allSettled([...this.controllers.map((controller) => controller.stop()), this.crossplane?.stop()]);
     await this.otc.close();
     await this.workload.stop();
     if (this.identities !== undefined) await removeInfraObjects(this.infra, this.identities.infraObjects).catch(() => undefined);

@@ -103,8 +103,8 @@ export { LeaderElector, type LeaderElectorOptions } from "./leader/leader-electo
 export { leaseElection, type LeaseElectionOptions } from "./leader/lease-election.js";
 export { LeaseHolder, type LeaseHolderOptions } from "./leader/lease-holder.js";
 export { LeaseLock, microTime, type Lease, type LeaseClient, type LeaseSpec } from "./leader/lease.js";
-export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions } from "./leader/shard-coordinator.js";
-export { shardedController, type ShardedController, type ShardedControllerOptions } from "./leader/sharded-controller.js";
+export { preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardCoordinatorOptions, type ShardLeaseClient } from "./leader/shard-coordinator.js";
+export { TenantShards, type TenantShardsOptions } from "./leader/tenant-shards.js";
 
 export { CacheSyncTimeoutError, LeadershipLostError, runManager, waitForCacheSync, type ManagerOptions, type Source } from "./manager/manager.js";
 export { exitOnLeadershipLost, instanceIdentity, readFlags, shutdownSignal } from "./manager/process.js";
@@ -120,6 +120,7 @@ export {
   type SerializedError,
 } from "./observability/logger.js";
 export { reportUncaughtErrors, UNCAUGHT_ERROR_EXIT_CODE } from "./observability/crash-report.js";
+export { sinceProcessStartMs } from "./observability/boot-timing.js";
 export {
   holdSecrets,
   isSensitiveKey,

@@ -15,12 +15,14 @@
  * as unknown, which is never an orphan. Every call has a deadline.
  *
  * Runs on the leader only (provider-manager.ts): the one instance that
- * writes.
+ * writes. Sharded, every replica audits the tenants whose slot it holds
+ * (`serves`), asked again before each deletion: a slot may move while an
+ * audit runs.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
+import { MANAGED_BY, MANAGED_BY_LABEL, TENANT_NAMESPACE_PREFIX } from "@edgeconnect/provisioning";
 import { requestKey, type ApiExportSource, type ControllerLogger, type EventRecorder, type Request } from "@edgeconnect/runtime";
 import { kindPath, NAMESPACES } from "../infrastructure/infrastructure-cluster.js";
 import type { ProviderMetrics } from "../metrics/provider-metrics.js";
@@ -46,6 +48,8 @@ export interface OrphanAuditOptions {
   readonly teardown: boolean;
   readonly logger: ControllerLogger;
   readonly callTimeoutMs?: number;
+  /** Whether this replica audits a tenant (by fingerprint) now; default every tenant. */
+  readonly serves?: (tenant: string) => boolean;
 }
 
 export class OrphanAudit {
@@ -86,13 +90,14 @@ export class OrphanAudit {
     const labelSelector = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
     const owned: Listed[] = (
       await Promise.all(AUDITED_KINDS.map(async (kind) => (await infra.list<KubeObject>(kindPath(kind), { query: { labelSelector } })).items.map((obj) => ({ kind, obj }))))
-    ).flat();
-    const namespaces = (await infra.list<KubeObject>(kindPath(NAMESPACES), { query: { labelSelector } })).items;
+    ).flat().filter(({ obj }) => this.serves(obj.metadata?.namespace));
+    const namespaces = (await infra.list<KubeObject>(kindPath(NAMESPACES), { query: { labelSelector } })).items.filter((ns) => this.serves(ns.metadata?.name));
+    const bound = new Set(source.boundClusters());
 
     const owning = owners(owned);
-    const clusters = new Map(await Promise.all(owning.map(async (owner) => [requestKey(owner), await this.clusterPresence(owner, signal)] as const)));
+    const clusters = new Map(await Promise.all(owning.map(async (owner) => [requestKey(owner), await this.clusterPresence(owner, bound, signal)] as const)));
     const tenants = workspaces(namespaces);
-    const present = new Map(await Promise.all(tenants.map(async (cluster) => [cluster, await this.workspacePresence(cluster, signal)] as const)));
+    const present = new Map(await Promise.all(tenants.map(async (cluster) => [cluster, await this.workspacePresence(cluster, bound, signal)] as const)));
     // A shard that left while we asked may have answered for a workspace it no longer serves.
     if (!source.hasSynced) {
       logger.info({}, "orphan audit dropped: the APIExport source lost a shard while it ran");
@@ -105,7 +110,7 @@ export class OrphanAudit {
     this.previous = new Set(decision.orphans.map((orphan) => orphan.key));
     const unknown = [...clusters.values(), ...present.values()].filter((presence) => presence === "unknown").length;
     logger.info({ objects: owned.length + namespaces.length, orphans: decision.orphans.length, unknown, deletions: decision.deletions.length }, "orphan audit done");
-    for (const deletion of decision.deletions) await this.delete(infra, deletion);
+    for (const deletion of decision.deletions) if (this.serves(deletion.namespace ?? deletion.name)) await this.delete(infra, deletion);
     return decision;
   }
 
@@ -113,14 +118,20 @@ export class OrphanAudit {
     return this.options.callTimeoutMs ?? AUDIT_CALL_TIMEOUT_MS;
   }
 
+  /** Whether the tenant namespace `namespace` (`kcp-<fingerprint>`) is this replica's to audit now. */
+  private serves(namespace: string | undefined): boolean {
+    if (this.options.serves === undefined) return true;
+    return namespace?.startsWith(TENANT_NAMESPACE_PREFIX) === true && this.options.serves(namespace.slice(TENANT_NAMESPACE_PREFIX.length));
+  }
+
   /** Only a workspace that binds the export answers for its clusters: elsewhere a 404 may mean "not served", not "gone". */
-  private tenantClient(cluster: string, signal: AbortSignal): RestClient | undefined {
-    if (!this.options.source.boundClusters().includes(cluster)) return undefined;
+  private tenantClient(cluster: string, bound: ReadonlySet<string>, signal: AbortSignal): RestClient | undefined {
+    if (!bound.has(cluster)) return undefined;
     return this.options.source.scopeFor(cluster, AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]))?.client.withTimeout(this.timeoutMs);
   }
 
-  private async clusterPresence(owner: Request, signal: AbortSignal): Promise<Presence> {
-    const client = this.tenantClient(owner.cluster, signal);
+  private async clusterPresence(owner: Request, bound: ReadonlySet<string>, signal: AbortSignal): Promise<Presence> {
+    const client = this.tenantClient(owner.cluster, bound, signal);
     if (client === undefined) return "unknown";
     try {
       await client.get(kubernetesClusterPath(owner.namespace, owner.name));
@@ -133,8 +144,8 @@ export class OrphanAudit {
     }
   }
 
-  private async workspacePresence(cluster: string, signal: AbortSignal): Promise<Presence> {
-    const client = this.tenantClient(cluster, signal);
+  private async workspacePresence(cluster: string, bound: ReadonlySet<string>, signal: AbortSignal): Promise<Presence> {
+    const client = this.tenantClient(cluster, bound, signal);
     if (client === undefined) return "unknown";
     try {
       const list = await client.list(collectionPath(KUBERNETES_CLUSTER_RESOURCE), { query: { limit: 1 } });

@@ -24,6 +24,8 @@ describe("parseProviderControllerFlags", () => {
       orphanTeardown: false,
       maxClustersPerWorkspace: 100,
       reconcileTimeoutMs: 300_000,
+      sharded: false,
+      shardSlots: 32,
     });
     expect(flags.infraKubeconfig).toBeUndefined();
   });
@@ -94,6 +96,13 @@ describe("parseProviderControllerFlags", () => {
     expect(parse("--max-clusters-per-workspace=3", "--reconcile-timeout=90s")).toMatchObject({ maxClustersPerWorkspace: 3, reconcileTimeoutMs: 90_000 });
     expect(() => parse("--max-clusters-per-workspace=0")).toThrow(/--max-clusters-per-workspace/);
     expect(() => parse("--reconcile-timeout=soon")).toThrow(/--reconcile-timeout/);
+  });
+
+  it("shards instead of electing a leader, never both, over a positive number of slots", () => {
+    const parse = (...args: string[]) => parseProviderControllerFlags(["--kcp-kubeconfig=/kcp", ...args]);
+    expect(parse("--sharded", "--shard-slots=8")).toMatchObject({ sharded: true, shardSlots: 8, leaderElect: false });
+    expect(() => parse("--sharded", "--leader-elect")).toThrow(/--sharded and --leader-elect exclude each other/);
+    expect(() => parse("--sharded", "--shard-slots=0")).toThrow(/--shard-slots/);
   });
 
   it("lets --help through without a kubeconfig", () => {

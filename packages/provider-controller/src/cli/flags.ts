@@ -26,6 +26,14 @@ export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBind
   readonly kubeconfigValidityDays: number;
   readonly leaderElectNamespace: string;
   readonly leaderElectName: string;
+  /**
+   * Every replica reconciles a share of the tenants, by slot Leases in the
+   * leader-elect namespace named after the leader-elect name, instead of one
+   * leader reconciling all.
+   */
+  readonly sharded: boolean;
+  /** Slots the tenants are spread over; every replica must agree. */
+  readonly shardSlots: number;
   /** ClusterAPI KubernetesClusters, from the template sets on the infrastructure cluster. */
   readonly clusterApi: boolean;
   /** How often the leader looks for infrastructure whose KubernetesCluster is gone; 0: never. */
@@ -42,7 +50,7 @@ export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBind
 /** OTC's public IAM endpoints, one per region. */
 export const DEFAULT_ALLOWED_AUTH_URL = "https://iam.*.otc.t-systems.com/";
 
-const BOOLEAN_FLAGS = new Set(["cluster-api", "orphan-teardown"]);
+const BOOLEAN_FLAGS = new Set(["cluster-api", "orphan-teardown", "sharded"]);
 
 const VALUE_FLAGS = new Set([
   "kcp-kubeconfig",
@@ -56,6 +64,7 @@ const VALUE_FLAGS = new Set([
   "kubeconfig-validity-days",
   "leader-elect-resource-namespace",
   "leader-elect-resource-name",
+  "shard-slots",
   "orphan-audit-interval",
   "max-clusters-per-workspace",
   "reconcile-timeout",
@@ -75,7 +84,10 @@ export const USAGE = `Usage: provider-controller [flags]
   --kubeconfig-validity-days=N             lifetime of the kubeconfigs handed to tenants, 1 to 1825; default 365
   --leader-elect[=BOOL]                    default false
   --leader-elect-resource-namespace=NS     Lease namespace in the provider workspace on kcp; default kube-system
-  --leader-elect-resource-name=NAME        default provider-controller
+  --leader-elect-resource-name=NAME        default provider-controller; with --sharded, the prefix of the shard Leases
+  --sharded[=BOOL]                         every replica reconciles a share of the tenants, by slot Leases in the
+                                           leader-elect namespace; instead of --leader-elect; default false
+  --shard-slots=N                          slots the tenants are spread over, the same on every replica; default 32
   --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.openmcp.cloud
                                            ProviderConfigs) on the infrastructure cluster; true or false, default false
   --orphan-audit-interval=DURATION         how often the leader reports infrastructure whose KubernetesCluster is gone;
@@ -98,6 +110,8 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     if (!/^https?:\/\/[^/]+\//.test(prefix)) throw new FlagError(`--allowed-otc-auth-url: ${JSON.stringify(prefix)} must be a URL prefix ending in a path, e.g. https://iam.eu-de.otc.t-systems.com/`);
   }
   const infraKubeconfig = line.value("infra-kubeconfig");
+  const sharded = line.flag("sharded") ?? false;
+  if (sharded && runtime.leaderElect) throw new FlagError("--sharded and --leader-elect exclude each other: sharded replicas each lead their own share of the tenants");
   return {
     metricsBindAddress: runtime.metricsBindAddress,
     healthProbeBindAddress: runtime.healthProbeBindAddress,
@@ -113,6 +127,8 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     kubeconfigValidityDays: validityDays(line.value("kubeconfig-validity-days") ?? "365"),
     leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
     leaderElectName: line.value("leader-elect-resource-name") ?? "provider-controller",
+    sharded,
+    shardSlots: positiveInteger("--shard-slots", line.value("shard-slots") ?? "32"),
     clusterApi: line.flag("cluster-api") ?? false,
     orphanAuditIntervalMs: auditInterval(line.value("orphan-audit-interval") ?? "10m"),
     orphanTeardown: line.flag("orphan-teardown") ?? false,

@@ -4,10 +4,11 @@
  * catalogue in the provider workspace, our managed resources on the
  * infrastructure cluster and, with `--cluster-api`, the template sets and
  * our Cluster API Clusters there, two controllers, tenant Events, the OTC
- * gateway, metrics and probes, and leader election on a Lease in the
- * provider workspace. The orphan audit runs on the leader only, beside the
- * controllers. The infrastructure cluster's caches do not gate the
- * controllers: while it is away, tenants are told so.
+ * gateway, metrics and probes, and either leader election on a Lease in the
+ * provider workspace or, `--sharded`, tenants split across the replicas by
+ * slot Leases there. The orphan audit runs where the controllers do (the
+ * leader; sharded, each replica on its share). The infrastructure cluster's
+ * caches do not gate the controllers: while it is away, tenants are told so.
  *
  * Owns wiring only: which change wakes which object.
  */
@@ -27,6 +28,7 @@ import {
   RuntimeMetrics,
   runManager,
   Store,
+  TenantShards,
   type ClusterScope,
   type ControllerLogger,
   type DeepReadonly,
@@ -137,8 +139,21 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     ...(templateSets === undefined ? {} : { clusterApi: { templateSets: templateSets.sets } }),
   };
   const scope = (request: Request, reconcileSignal: AbortSignal): ClusterScope | undefined => source.scopeFor(request.cluster, reconcileSignal);
+  // The Leases live in the provider workspace on kcp, as the leader's does (below), for the same reason.
+  const shards = flags.sharded
+    ? new TenantShards({
+        client: options.kcp,
+        namespace: flags.leaderElectNamespace,
+        group: flags.leaderElectName,
+        identity: options.identity,
+        slots: flags.shardSlots,
+        onError: (err) => logger.warn({ err }, "shard Lease round failed; slots not renewed in time are given up"),
+      })
+    : undefined;
+  const admission = shards === undefined ? {} : { admit: shards.admit };
   const clusterController = new Controller<ClusterScope>({
     name: "kubernetesclusters",
+    ...admission,
     maxConcurrentReconciles: flags.maxConcurrentReconciles,
     reconciler: new KubernetesClusterReconciler(context),
     reconcileTimeoutMs: flags.reconcileTimeoutMs,
@@ -148,6 +163,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   });
   const configController = new Controller<ClusterScope>({
     name: "providerconfigs",
+    ...admission,
     maxConcurrentReconciles: Math.max(1, Math.floor(flags.maxConcurrentReconciles / 2)),
     reconciler: new ProviderConfigReconciler(context),
     reconcileTimeoutMs: flags.reconcileTimeoutMs,
@@ -155,6 +171,9 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     metrics,
     logger,
   });
+
+  shards?.serve(clusterController, () => clusters().map(requestOf));
+  shards?.serve(configController, () => source.list(resources.providerConfigs).map(requestOf));
 
   // A catalogue change can only help clusters still waiting for a flavor: a Ready cluster keeps the flavor its pool runs.
   const wakeAll = (): void => {
@@ -189,9 +208,11 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
           intervalMs: flags.orphanAuditIntervalMs,
           teardown: flags.orphanTeardown,
           logger: logger.child({ component: "orphan-audit" }),
+          ...(shards === undefined ? {} : { serves: (tenant: string) => shards.coordinator.owns(tenant) }),
         })
       : undefined;
-  // The audit runs while `run` does: the leader's term (the manager's `lead`, which runs the controllers) or, without election, the whole run.
+  // The audit runs while `run` does: the leader's term (the manager's `lead`, which runs the controllers) or, without election
+  // (sharded included), the whole run.
   const withAudit = (run: (signal: AbortSignal) => Promise<void>) => async (signal: AbortSignal): Promise<void> => {
     const stop = new AbortController();
     const auditing = audit?.run(AbortSignal.any([signal, stop.signal]));
@@ -225,6 +246,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
         optionalSources: infra.sources(),
         controllers: [clusterController, configController],
         ...(elect === undefined ? {} : { leaderElector: (lead: (signal: AbortSignal) => Promise<void>) => elect(withAudit(lead)) }),
+        ...(shards === undefined ? {} : { shards }),
         ...(options.onListening ? { onListening: options.onListening } : {}),
       },
       managerSignal,

@@ -16,7 +16,7 @@ import { Controller } from "../reconcile/controller.js";
 import { tenantOf, type Request } from "../reconcile/request.js";
 import { LeaderElector } from "./leader-elector.js";
 import { LeaseLock } from "./lease.js";
-import { shardedController } from "./sharded-controller.js";
+import { TenantShards } from "./tenant-shards.js";
 
 const { infra } = connectFromEnv();
 const describeInfra = "skipped" in infra ? describe.skip : describe;
@@ -84,29 +84,22 @@ describeInfra("exclusivity with stalled API calls (real API server, stalling pro
     const intervals = new Map<string, Interval[]>();
     const aborted = new Map<string, number>();
     const replica = (identity: string, leases: RestClient) => {
-      const sharded = shardedController({
-        client: leases,
-        namespace,
-        group: "stall",
-        identity,
-        slots: 8,
-        ...LEASE,
-        knownRequests: () => requests,
-        controller: (admit) =>
-          new Controller({
-            name: `stall-${identity}`,
-            maxConcurrentReconciles: 16,
-            admit,
-            reconciler: {
-              reconcile: (request, { signal }) =>
-                recorded(intervals, request.cluster, identity, signal, async () => {
-                  await sleep(RECONCILE_MS, undefined, { signal }).catch(() => aborted.set(identity, (aborted.get(identity) ?? 0) + 1));
-                }),
-            },
-          }),
+      const shards = new TenantShards({ client: leases, namespace, group: "stall", identity, slots: 8, ...LEASE });
+      const controller = new Controller({
+        name: `stall-${identity}`,
+        maxConcurrentReconciles: 16,
+        admit: shards.admit,
+        reconciler: {
+          reconcile: (request, { signal }) =>
+            recorded(intervals, request.cluster, identity, signal, async () => {
+              await sleep(RECONCILE_MS, undefined, { signal }).catch(() => aborted.set(identity, (aborted.get(identity) ?? 0) + 1));
+            }),
+        },
       });
+      shards.serve(controller, () => requests);
       const stop = new AbortController();
-      return { sharded, stop, running: sharded.run(stop.signal) };
+      const sharded = { controller, coordinator: shards.coordinator };
+      return { sharded, stop, running: Promise.all([controller.start(stop.signal), shards.run(stop.signal)]) };
     };
     const b = await stallable();
     const replicas = { a: replica("a", client), b: replica("b", b.client) };

@@ -22,6 +22,14 @@ export class LeaseObservation {
     return this.seen?.spec.holderIdentity;
   }
 
+  /** How long the record has been expired at `now` (0 while valid or never seen); a released one counts from when it was seen. */
+  expiredFor(now: number): number {
+    if (this.seen === undefined) return 0;
+    const released = (this.seen.spec.holderIdentity ?? "") === "";
+    const expiry = this.seen.at + (released ? 0 : (this.seen.spec.leaseDurationSeconds ?? 0) * 1000);
+    return Math.max(0, now - expiry);
+  }
+
   /** The holder whose Lease is still valid at `now`; undefined if released or expired. */
   validHolder(now: number): string | undefined {
     const holder = this.seen?.spec.holderIdentity ?? "";

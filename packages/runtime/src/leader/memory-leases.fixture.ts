@@ -1,13 +1,15 @@
 /**
  * Leases in memory with the API server's rules that lease logic depends on:
  * optimistic concurrency on resourceVersion (409 on a stale write), 404 for a
- * missing Lease, 409 on creating an existing one, and label-selector lists.
+ * missing Lease, 409 on creating an existing one, label-selector lists, and
+ * deletes with a resourceVersion precondition.
  * For unit tests of the leader package.
  */
 import { HttpStatusError, type KubeList } from "@edgeconnect/kcp-ts";
-import type { Lease, LeaseClient } from "./lease.js";
+import type { Lease } from "./lease.js";
+import type { ShardLeaseClient } from "./shard-coordinator.js";
 
-export function memoryLeases(): LeaseClient & { readonly leases: Map<string, Lease> } {
+export function memoryLeases(): ShardLeaseClient & { readonly leases: Map<string, Lease> } {
   const leases = new Map<string, Lease>();
   let version = 0;
   const store = (path: string, lease: Lease): Lease => {
@@ -33,6 +35,14 @@ export function memoryLeases(): LeaseClient & { readonly leases: Map<string, Lea
         return Promise.reject(new HttpStatusError("PUT", path, 409, ""));
       }
       return Promise.resolve(store(path, lease) as T);
+    },
+    delete: (path: string, options?: { body?: unknown }) => {
+      const expected = (options?.body as { preconditions?: { resourceVersion?: string } } | undefined)?.preconditions?.resourceVersion;
+      const lease = leases.get(path);
+      if (lease === undefined) return Promise.reject(new HttpStatusError("DELETE", path, 404, ""));
+      if (expected !== undefined && lease.metadata?.resourceVersion !== expected) return Promise.reject(new HttpStatusError("DELETE", path, 409, ""));
+      leases.delete(path);
+      return Promise.resolve();
     },
     list: <T>(_path: string, options?: { query?: Readonly<Record<string, unknown>> }) => {
       const selector = (options?.query?.labelSelector as string | undefined) ?? "";

@@ -1,9 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { ManualClock } from "../queue/clock.js";
-import type { LeaseClient } from "./lease.js";
 import { memoryLeases } from "./memory-leases.fixture.js";
-import { preferredOwner, ShardCoordinator, slotOf } from "./shard-coordinator.js";
-
+import { memberLeaseName, preferredOwner, SHARD_GROUP_LABEL, ShardCoordinator, slotOf, type ShardLeaseClient } from "./shard-coordinator.js";
 
 function cluster(names: string[], slots = 16) {
   const client = memoryLeases();
@@ -24,7 +22,7 @@ function cluster(names: string[], slots = 16) {
       }),
     ]),
   );
-  return { clock, replicas, events };
+  return { clock, replicas, events, leases: client };
 }
 
 /** Every slot is owned by at most one replica. */
@@ -121,6 +119,21 @@ describe("ShardCoordinator", () => {
     expect(b.ownedSlots().length).toBeGreaterThanOrEqual(owned.length);
   });
 
+  it("names member Leases validly whatever the identity, and deletes those dead for long, never a live one", async () => {
+    const { replicas, clock, leases } = cluster(["host-0_1f2e", "host-1_9a8b"]);
+    await rounds(replicas.values(), 2, clock);
+    const memberNames = () => [...leases.leases.values()].filter((l) => l.metadata?.labels?.[SHARD_GROUP_LABEL] !== undefined && l.metadata.name?.includes("-member-")).map((l) => l.metadata?.name ?? "");
+    expect(memberNames()).toHaveLength(2);
+    for (const name of memberNames()) expect(name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    replicas.delete("host-1_9a8b");
+    // Expired after one lease duration, but kept for STALE_MEMBER_LEASES of them.
+    for (let i = 0; i < 20; i++) await rounds(replicas.values(), 1, clock);
+    expect(memberNames()).toHaveLength(2);
+    for (let i = 0; i < 80; i++) await rounds(replicas.values(), 1, clock);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(memberNames()).toEqual([memberLeaseName("provider-controller", "host-0_1f2e")]);
+  });
+
   it("answers owns() for tenants by their slot", async () => {
     const { replicas, clock } = cluster(["solo"], 8);
     const solo = replicas.get("solo");
@@ -152,7 +165,7 @@ describe("ShardCoordinator callbacks", () => {
     const leases = memoryLeases();
     let answerDelayMs = 0;
     // A slot's write commits at once; its answer reaches us `answerDelayMs` later.
-    const slow: LeaseClient = {
+    const slow: ShardLeaseClient = {
       ...leases,
       replace: async (path, ...rest) => {
         const answer = await leases.replace(path, ...rest);

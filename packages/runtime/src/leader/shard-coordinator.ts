@@ -23,9 +23,17 @@
  * attempt is bounded by what is left of that deadline. Other replicas wait a
  * whole lease duration from their own observation, which is longer.
  *
- * RBAC: get, list, create, update on coordination.k8s.io leases in `namespace`.
+ * Membership Leases are named after a hash of the identity (identities such
+ * as `<hostname>_<random>` are no valid object names), and every process has
+ * one of its own, so a crash loop leaves one behind per life: a member Lease
+ * expired for `STALE_MEMBER_LEASES` lease durations is deleted by whichever
+ * replica sees it (on its resourceVersion, so a member that came back keeps
+ * its Lease), which keeps the round's list from growing without bound.
+ *
+ * RBAC: get, list, create, update, delete on coordination.k8s.io leases in `namespace`.
  */
 import { createHash } from "node:crypto";
+import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { realClock, type Clock, type TimerHandle } from "../queue/clock.js";
 import { settlesWithin } from "../reconcile/bounded-wait.js";
@@ -34,10 +42,15 @@ import { LeaseObservation } from "./lease-observation.js";
 import { LeaseLock, type Lease, type LeaseClient } from "./lease.js";
 
 export const SHARD_GROUP_LABEL = "runtime.edgeconnect.eu/shard-group";
+/** How many lease durations a member Lease stays expired before it is deleted. */
+export const STALE_MEMBER_LEASES = 10;
 const SHARD_ROLE_LABEL = "runtime.edgeconnect.eu/shard-role";
 
+/** Lease locks, and deleting the Leases of long-dead members. */
+export type ShardLeaseClient = LeaseClient & Pick<RestClient, "delete">;
+
 export interface ShardCoordinatorOptions {
-  readonly client: LeaseClient;
+  readonly client: ShardLeaseClient;
   readonly namespace: string;
   /** Names the set of replicas that share the work, e.g. the controller name. */
   readonly group: string;
@@ -68,6 +81,11 @@ export function slotOf(tenant: string, slots: number): number {
   return Number.parseInt(tenant.slice(0, 8), 16) % slots;
 }
 
+/** The membership Lease of `identity`: a valid object name whatever characters the identity has. */
+export function memberLeaseName(group: string, identity: string): string {
+  return `${group}-member-${createHash("sha256").update(identity).digest("hex").slice(0, 16)}`;
+}
+
 /** Rendezvous hashing: the member with the highest score for the slot owns it. */
 export function preferredOwner(slot: number, members: readonly string[]): string | undefined {
   let best: string | undefined;
@@ -89,6 +107,7 @@ export class ShardCoordinator {
   private readonly retryPeriodMs: number;
   private readonly clock: Clock;
   private readonly membership: LeaseHolder;
+  private readonly memberName: string;
   private readonly slotHolders: LeaseHolder[];
   private readonly slotByLease: Map<string, number>;
   /** Owned slot → when its last successful renewal began (monotonic ms). */
@@ -118,7 +137,8 @@ export class ShardCoordinator {
         now: () => this.clock.now(),
       });
     this.lastMembers = [options.identity];
-    this.membership = holder(`${options.group}-member-${options.identity}`, "member");
+    this.memberName = memberLeaseName(options.group, options.identity);
+    this.membership = holder(this.memberName, "member");
     this.slotHolders = Array.from({ length: this.slots }, (_, slot) => holder(`${options.group}-slot-${slot}`, "slot"));
     this.slotByLease = new Map(this.slotHolders.map((_, slot) => [`${options.group}-slot-${slot}`, slot]));
   }
@@ -252,9 +272,23 @@ export class ShardCoordinator {
       this.members.set(name, member);
       const holder = member.validHolder(now);
       if (holder !== undefined) alive.add(holder);
+      else if (name !== this.memberName && member.expiredFor(now) > (STALE_MEMBER_LEASES - 1) * this.leaseDurationMs) this.forget(name, lease);
     }
     this.lastMembers = [...alive].sort();
     return this.lastMembers;
+  }
+
+  /** Deletes a long-dead member's Lease, in the background; a failure only means another round tries again. */
+  private forget(name: string, lease: Lease): void {
+    this.members.delete(name);
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${this.options.namespace}/leases/${name}`;
+    const preconditions = { resourceVersion: lease.metadata?.resourceVersion };
+    this.options.client
+      .delete(path, { body: { apiVersion: "v1", kind: "DeleteOptions", preconditions }, signal: AbortSignal.timeout(this.renewDeadlineMs) })
+      .catch((err: unknown) => {
+        // Gone already, or renewed since it was listed: both fine.
+        if (!(err instanceof HttpStatusError && (err.status === 404 || err.status === 409))) this.options.onError?.(err);
+      });
   }
 
   private async attempt(holder: LeaseHolder, withinMs: number): Promise<boolean> {

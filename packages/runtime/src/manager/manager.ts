@@ -6,7 +6,8 @@
  * Order: servers first (so liveness answers at once), then the sources
  * (caches warm up on every replica, leader or not, which makes a take-over
  * fast), then, once every source but the optional ones has synced, the controllers (only on the
- * leader with --leader-elect): a reconcile never reads a cache that is still
+ * leader with --leader-elect; beside their tenant shards when sharded, since
+ * a shard won resyncs from the caches): a reconcile never reads a cache that is still
  * listing, where a missing object would look deleted (controller-runtime's
  * WaitForCacheSync). `/readyz` passes once every source has synced.
  * Shutdown reverses it: controllers drain (bounded by their drain timeout),
@@ -53,6 +54,13 @@ export interface ManagerOptions {
    * absent the controllers run at once (no --leader-elect).
    */
   readonly leaderElector?: (lead: (signal: AbortSignal) => Promise<void>) => Pick<LeaderElector, "run">;
+  /**
+   * Tenant shards the controllers admit requests by (TenantShards): run
+   * beside them once the sources have synced, and stopped with them. The
+   * alternative to `leaderElector`, not a companion: every replica runs its
+   * controllers, each on its share of the tenants.
+   */
+  readonly shards?: { run(signal: AbortSignal): Promise<void> };
   /** Called once servers are listening, with their ports (0 when disabled). */
   readonly onListening?: (ports: { metrics: number; probes: number }) => void;
   /**
@@ -96,6 +104,7 @@ export class LeadershipLostError extends Error {
 }
 
 export async function runManager(options: ManagerOptions, signal: AbortSignal): Promise<void> {
+  if (options.leaderElector !== undefined && options.shards !== undefined) throw new Error("a manager either elects a leader or shards its tenants, not both");
   const checks = new HealthChecks();
   const all = { ...options.sources, ...options.optionalSources };
   for (const [name, source] of Object.entries(all)) {
@@ -113,7 +122,7 @@ export async function runManager(options: ManagerOptions, signal: AbortSignal): 
     const feeding = sources.map((source) => source.start());
     const runControllers = async (stop: AbortSignal): Promise<void> => {
       if (!(await waitForCacheSync(options.sources, stop, options.cacheSyncTimeoutMs))) return;
-      await Promise.all(options.controllers.map((controller) => controller.start(stop)));
+      await Promise.all([...options.controllers.map((controller) => controller.start(stop)), options.shards?.run(stop)]);
     };
     let failure: Error | undefined;
     try {

@@ -10,8 +10,8 @@ import { connectFromEnv, eventually } from "@edgeconnect/testenv";
 import { randomBytes } from "node:crypto";
 import { Controller } from "../reconcile/controller.js";
 import { tenantOf, type Request } from "../reconcile/request.js";
-import type { LeaseClient } from "./lease.js";
-import { shardedController } from "./sharded-controller.js";
+import type { ShardLeaseClient } from "./shard-coordinator.js";
+import { TenantShards } from "./tenant-shards.js";
 
 const { infra } = connectFromEnv();
 const describeInfra = "skipped" in infra ? describe.skip : describe;
@@ -38,13 +38,14 @@ describeInfra("sharded controllers on a real API server", () => {
     const dark = { value: false };
     const guard = <A extends unknown[], R>(call: (...args: A) => Promise<R>) => (...args: A): Promise<R> =>
       dark.value ? Promise.reject(new Error("partitioned")) : call(...args);
-    const leases: LeaseClient = {
+    const leases: ShardLeaseClient = {
       get: guard((...args: Parameters<RestClient["get"]>) => client.get(...args)),
       create: guard((...args: Parameters<RestClient["create"]>) => client.create(...args)),
       replace: guard((...args: Parameters<RestClient["replace"]>) => client.replace(...args)),
       list: guard((...args: Parameters<RestClient["list"]>) => client.list(...args)),
+      delete: guard((...args: Parameters<RestClient["delete"]>) => client.delete(...args)),
     };
-    const sharded = shardedController({
+    const shards = new TenantShards({
       client: leases,
       namespace,
       group: "widgets",
@@ -53,30 +54,30 @@ describeInfra("sharded controllers on a real API server", () => {
       leaseDurationMs: LEASE_MS,
       renewDeadlineMs: 2_000,
       retryPeriodMs: 300,
-      knownRequests: () => requests,
-      controller: (admit) =>
-        new Controller({
-          name: `widgets-${identity}`,
-          maxConcurrentReconciles: 4,
-          admit,
-          reconciler: {
-            reconcile: async (request) => {
-              const tenant = request.cluster;
-              const other = inFlight.get(tenant);
-              if (other !== undefined) overlaps.push(`${tenant}: ${identity} while ${other}`);
-              inFlight.set(tenant, identity);
-              await new Promise((resolve) => setTimeout(resolve, 20));
-              inFlight.delete(tenant);
-              const by = reconciledBy.get(tenant) ?? new Set();
-              by.add(identity);
-              reconciledBy.set(tenant, by);
-              lastReconciled.set(tenant, { replica: identity, at: Date.now() });
-            },
-          },
-        }),
     });
+    const controller = new Controller({
+      name: `widgets-${identity}`,
+      maxConcurrentReconciles: 4,
+      admit: shards.admit,
+      reconciler: {
+        reconcile: async (request) => {
+          const tenant = request.cluster;
+          const other = inFlight.get(tenant);
+          if (other !== undefined) overlaps.push(`${tenant}: ${identity} while ${other}`);
+          inFlight.set(tenant, identity);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          inFlight.delete(tenant);
+          const by = reconciledBy.get(tenant) ?? new Set();
+          by.add(identity);
+          reconciledBy.set(tenant, by);
+          lastReconciled.set(tenant, { replica: identity, at: Date.now() });
+        },
+      },
+    });
+    shards.serve(controller, () => requests);
     const stop = new AbortController();
-    return { sharded, dark, stop, running: sharded.run(stop.signal) };
+    const sharded = { controller, coordinator: shards.coordinator };
+    return { sharded, dark, stop, running: Promise.all([controller.start(stop.signal), shards.run(stop.signal)]) };
   }
 
   it("reconciles every tenant, splits them, and never runs a tenant on both replicas at once", async () => {
