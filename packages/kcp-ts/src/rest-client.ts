@@ -11,13 +11,21 @@
  * ends it at the socket.
  * Caveats: no retries here; the runtime decides what to retry and when.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from "node:https";
 import { createInterface } from "node:readline";
 import { HttpStatusError, RequestTimeoutError } from "./errors.js";
 import { holdSecrets, releaseSecrets, type SecretHolder } from "@edgeconnect/redaction";
 import { kubeconfigCredentials, registerKubeconfigCredentials } from "./kubeconfig-credentials.js";
 import { Kubeconfig, type KubeconfigSource } from "./kubeconfig.js";
+
+/**
+ * node:http taken as the builtin it is, not by `import`: importing it makes
+ * Node build the module's ESM facade, which reads every export, and reading
+ * its lazy `WebSocket`, `CloseEvent` and `MessageEvent` loads all of
+ * undici, tens of milliseconds of every process start for nothing we use.
+ */
+const nodeHttp = process.getBuiltinModule("node:http");
 
 export interface RequestOptionsLite {
   readonly body?: unknown;
@@ -88,7 +96,7 @@ interface Transport {
 function newTransport(kubeConfig: KubeconfigSource, secretHolder?: SecretHolder): Transport {
   if (secretHolder === undefined) registerKubeconfigCredentials(kubeConfig);
   else holdSecrets(secretHolder, kubeconfigCredentials(kubeConfig).map(({ value }) => value));
-  return { kubeConfig, https: new HttpsAgent({ keepAlive: true }), http: new HttpAgent({ keepAlive: true }), ...(secretHolder === undefined ? {} : { secretHolder }) };
+  return { kubeConfig, https: new HttpsAgent({ keepAlive: true }), http: new nodeHttp.Agent({ keepAlive: true }), ...(secretHolder === undefined ? {} : { secretHolder }) };
 }
 
 export class RestClient {
@@ -278,7 +286,7 @@ export class RestClient {
     const signals = [options.signal, this.boundSignal, deadline];
     const active = signals.filter((s): s is AbortSignal => s !== undefined);
     if (active.length > 0) requestOptions.signal = active.length === 1 ? active[0] : AbortSignal.any(active);
-    const send = plain ? httpRequest : httpsRequest;
+    const send = plain ? nodeHttp.request : httpsRequest;
     return new Promise((resolve, reject) => {
       const req = send(url, requestOptions, resolve);
       req.once("error", reject);

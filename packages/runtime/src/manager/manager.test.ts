@@ -2,7 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { RuntimeMetrics } from "../observability/metrics.js";
 import { settlesWithin } from "../reconcile/bounded-wait.js";
 import { Controller } from "../reconcile/controller.js";
-import { CacheSyncTimeoutError, LeadershipLostError, runManager, type ManagerOptions, type Source } from "./manager.js";
+import { CacheSyncTimeoutError, LeadershipLostError, runManager, waitForCacheSync, type ManagerOptions, type Source } from "./manager.js";
 
 function fakeSource(): Source & { hasSynced: boolean; started: boolean; stopped: boolean } {
   const source = {
@@ -165,5 +165,17 @@ describe("runManager", () => {
       new AbortController().signal,
     );
     await expect(run).rejects.toBeInstanceOf(CacheSyncTimeoutError);
+  });
+});
+
+describe("waitForCacheSync", () => {
+  it("notices a sync within a few milliseconds: the wait is part of every start", async () => {
+    let synced = false;
+    const waiting = waitForCacheSync({ widgets: { get hasSynced() { return synced; } } }, new AbortController().signal);
+    setTimeout(() => (synced = true), 1);
+    // Timers run in the order they are due, each followed by its promise continuations: a poll due
+    // within 50 ms settles the wait before this timer's callback, however late the event loop is.
+    const late = new Promise<"late">((resolve) => setTimeout(resolve, 50, "late"));
+    await expect(Promise.race([waiting, late])).resolves.toBe(true);
   });
 });

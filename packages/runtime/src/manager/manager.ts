@@ -79,7 +79,9 @@ export class CacheSyncTimeoutError extends Error {
 /**
  * Resolves true once every source has synced, false if `signal` aborts
  * first; rejects with CacheSyncTimeoutError after `timeoutMs`. Polls, as
- * controller-runtime does, since sources only expose `hasSynced`.
+ * controller-runtime does, since sources only expose `hasSynced`; but every
+ * 10 ms, not every 100 ms: the wait between the last list and the first
+ * reconcile is part of every start, and a check of a few flags costs nothing.
  */
 export async function waitForCacheSync(
   sources: Readonly<Record<string, Pick<Source, "hasSynced">>>,
@@ -96,7 +98,7 @@ export async function waitForCacheSync(
   }
 }
 
-const SYNC_POLL_MS = 100;
+const SYNC_POLL_MS = 10;
 
 /** The Lease went to another replica while this one led. */
 export class LeadershipLostError extends Error {

@@ -11,10 +11,13 @@
  * line for every check. Reasons are withheld unless asked for, because the
  * probe port is unauthenticated.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseBindAddress } from "./bind-address.js";
 import type { CheckKind, CheckResult, HealthChecks } from "./health-checks.js";
+
+/** The builtin, not an `import` of it: that would load undici at every start (see kcp-ts' rest-client.ts). */
+const nodeHttp = process.getBuiltinModule("node:http");
 
 /** A running server. */
 export interface EndpointServer {
@@ -95,7 +98,7 @@ async function serve(address: string, route: Route): Promise<EndpointServer | un
   const listenAddress = parseBindAddress(address);
   if (listenAddress === undefined) return undefined;
 
-  const server = createServer((req, res) => {
+  const server = nodeHttp.createServer((req, res) => {
     void answer(route, req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -286,7 +286,34 @@ describe("Controller", () => {
     );
     controller.enqueue(req("a"));
     await until(() => metrics.results.length === 1);
-    expect(lines).toEqual([{ controller: "test", cluster: "tenant-a", namespace: "default", name: "a", reconcileID: id, step: "read" }]);
+    expect(lines.filter((line) => "reconcileID" in line)).toEqual([{ controller: "test", cluster: "tenant-a", namespace: "default", name: "a", reconcileID: id, step: "read" }]);
+  });
+
+  it("logs when its workers start and when its first reconcile ends, in milliseconds since the process started", async () => {
+    const lines: { message: string; fields: Record<string, unknown> }[] = [];
+    const logger = (): ControllerLogger => ({
+      child: () => logger(),
+      debug: () => undefined,
+      info: (fields, message) => void lines.push({ message, fields: { ...fields } }),
+      warn: () => undefined,
+      error: () => undefined,
+    });
+    const { controller, metrics } = start(async (request) => {
+      if (request.name === "b") throw new Error("b fails");
+    }, { logger: logger(), maxConcurrentReconciles: 2 });
+    controller.enqueue(req("a"));
+    controller.enqueue(req("b"));
+    await until(() => metrics.results.length === 2);
+    const now = performance.now();
+    expect(lines.map((line) => line.message)).toEqual(["starting workers", "first reconcile finished"]);
+    const [starting, first] = lines.map((line) => line.fields);
+    expect(starting).toEqual({ workers: 2, sinceProcessStartMs: expect.any(Number) });
+    expect(first).toEqual({ result: "success", sinceProcessStartMs: expect.any(Number) });
+    const startedAt = Number(starting?.sinceProcessStartMs);
+    const firstAt = Number(first?.sinceProcessStartMs);
+    expect(startedAt).toBeGreaterThan(0);
+    expect(firstAt).toBeGreaterThanOrEqual(startedAt);
+    expect(firstAt).toBeLessThanOrEqual(Math.round(now));
   });
 });
 

@@ -9,6 +9,7 @@
  * cannot starve another tenant (the queue serves tenants round-robin).
  */
 import { randomUUID } from "node:crypto";
+import { sinceProcessStartMs } from "../observability/boot-timing.js";
 import { defaultMaxInFlightPerTenant, FairQueue } from "../queue/fair-queue.js";
 import type { ReconcileResult } from "../observability/metrics.js";
 import type { Clock } from "../queue/clock.js";
@@ -104,6 +105,8 @@ export class Controller<S = NoScope> {
   /** Reconciles running now, each with the controller that aborts its signal. */
   private readonly inFlight = new Map<string, { readonly request: Request; readonly abort: AbortController }>();
   private idleWaiters: { predicate: (request: Request) => boolean; resolve: () => void }[] = [];
+  /** Whether a reconcile has ended in this process: the first one is logged, as the end of boot. */
+  private reconciledOnce = false;
 
   private readonly scope: ScopeOf<S>;
 
@@ -153,6 +156,8 @@ export class Controller<S = NoScope> {
   async start(signal: AbortSignal): Promise<boolean> {
     const workers = this.options.maxConcurrentReconciles ?? 1;
     this.options.metrics?.registerController(this.name, workers);
+    // The manager starts a controller once the caches it reads have synced: with the line below, boot's phases are in the log.
+    this.log?.info({ workers, sinceProcessStartMs: sinceProcessStartMs() }, "starting workers");
     const running = Promise.all(Array.from({ length: workers }, () => this.work(signal)));
     if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     this.queue.shutDown();
@@ -237,6 +242,10 @@ export class Controller<S = NoScope> {
       else log.error(fields, "reconcile failed");
     }
     this.options.metrics?.recordReconcile(this.name, outcome, (performance.now() - started) / 1000);
+    if (!this.reconciledOnce) {
+      this.reconciledOnce = true;
+      this.log?.info({ result: outcome, sinceProcessStartMs: sinceProcessStartMs() }, "first reconcile finished");
+    }
   }
 
   private admitted(request: Request): boolean {
