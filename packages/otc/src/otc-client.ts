@@ -10,8 +10,11 @@
  * flight, between attempts or while it waits for a token.
  */
 import { holdSecrets, registerSecret, releaseSecrets, type SecretHolder } from "@edgeconnect/redaction";
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+
+/** The builtin, not an `import` of it: that would load undici at every start (see kcp-ts' rest-client.ts). */
+const nodeHttp = process.getBuiltinModule("node:http");
 import { setTimeout as delay } from "node:timers/promises";
 import { abortable } from "./abort.js";
 import { resolveEndpoints, serviceUrl, type Endpoints, type Service } from "./endpoints.js";
@@ -182,7 +185,7 @@ export class OtcClient {
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.random = options.random ?? Math.random;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.httpAgent = shared.httpAgent ?? new HttpAgent({ keepAlive: true });
+    this.httpAgent = shared.httpAgent ?? new nodeHttp.Agent({ keepAlive: true });
     this.httpsAgent = shared.httpsAgent ?? new HttpsAgent({ keepAlive: true });
     this.boundSignal = shared.signal;
   }
@@ -330,7 +333,7 @@ export class OtcClient {
     const signed = accessKeys === undefined ? { ...headers } : signRequest({ method, url, headers, body: bytes }, accessKeys, this.now());
     if (bytes.length > 0) signed["Content-Length"] = String(bytes.length);
     const isHttps = url.protocol === "https:";
-    const send = isHttps ? httpsRequest : httpRequest;
+    const send = isHttps ? httpsRequest : nodeHttp.request;
     return new Promise<RawResponse>((resolve, reject) => {
       // The signal destroys the request and its socket, so an abandoned attempt holds no connection.
       const req = send(url, { method, headers: signed, agent: isHttps ? this.httpsAgent : this.httpAgent, signal }, (res) => {
