@@ -2,7 +2,8 @@
  * What the benchmark and a side under test in its own process
  * (side-child.ts: our controller, or the bare client) tell each other over
  * Node's IPC channel, and how the child gets its configuration (one JSON
- * environment variable). Shared by both ends so they cannot drift apart.
+ * environment variable). Shared by both ends so they cannot drift apart; the
+ * Go peer speaks the same messages as JSON lines on stdin and stdout.
  *
  * Times cross the process boundary as epoch milliseconds
  * (`performance.timeOrigin + performance.now()`); each side converts them to
@@ -42,6 +43,23 @@ export interface BareConfig {
 }
 
 export type ChildConfig = OursConfig | BareConfig;
+
+/**
+ * The Go peer (scripts/binaries/widget-controller-go): a binary of its own,
+ * configured by flags, that speaks these messages as JSON lines (parent
+ * messages on its stdin, child messages on its stdout) instead of IPC.
+ */
+export interface GoPeerConfig {
+  readonly side: "go";
+  readonly binary: string;
+  readonly kubeconfig: string;
+  readonly provider: string;
+  readonly workers: number;
+  readonly noisyReconcileMs: number;
+}
+
+/** Whatever runs as a side: a Node child (side-child.ts) or the Go peer. */
+export type SideConfig = ChildConfig | GoPeerConfig;
 
 /** A status write: the widget's key (`cluster|namespace/name`), the color it observed, and when. */
 export type Reconciled = readonly [key: string, observed: string, at: number];

@@ -22,10 +22,16 @@ export interface BenchFlags {
   readonly out: string | undefined;
   /** Admin kubeconfig of an already running kcp; undefined starts one. */
   readonly kubeconfig: string | undefined;
+  /** A peer controller to run after ours on the same kcp, compared figure by figure; undefined runs none. */
+  readonly peer: Peer | undefined;
 }
 
+/** `go`: scripts/binaries/widget-controller-go, on kcp's multicluster-provider. */
+export type Peer = "go";
+const PEERS: readonly Peer[] = ["go"];
+
 export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--noisy-tenants N] [--noisy N]
-                            [--noisy-ms MS] [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE]
+                            [--noisy-ms MS] [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE] [--peer go]
   --tenants     tenant workspaces bound to the export (default 100, at least 2 and more than --noisy-tenants)
   --objects     widgets per tenant created before the controller starts (default 2)
   --flood       widgets one tenant creates at once in the fairness phase (default 5000)
@@ -37,15 +43,19 @@ export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [
   --max-in-flight-per-tenant
                 the controller's cap on one tenant's reconciles in flight (default: the Controller's)
   --out         JSON result path (default .cache/bench/runtime-<ISO timestamp>.json)
-  --kubeconfig  admin kubeconfig of a running kcp instead of starting one`;
+  --kubeconfig  admin kubeconfig of a running kcp instead of starting one
+  --peer go     also run the Go peer (multicluster-provider + controller-runtime) through the same phases
+                after ours, from the same starting state, and compare each figure`;
 
 const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, "noisy-tenants": 3, noisy: 1000, "noisy-ms": 200 } as const;
 type NumericFlag = keyof typeof NUMERIC;
 
 export function parseFlags(argv: readonly string[]): BenchFlags {
-  const values = flagValues(argv, [...Object.keys(NUMERIC), "max-in-flight-per-tenant", "out", "kubeconfig"], USAGE);
+  const values = flagValues(argv, [...Object.keys(NUMERIC), "max-in-flight-per-tenant", "out", "kubeconfig", "peer"], USAGE);
   const numeric = (name: NumericFlag, min: number): number => integerFlag(values, name, NUMERIC[name], min);
   const noisyTenants = numeric("noisy-tenants", 1);
+  const peer = values.get("peer");
+  if (peer !== undefined && !PEERS.includes(peer as Peer)) throw new Error(`--peer must be one of ${PEERS.join(", ")}, not ${JSON.stringify(peer)}\n${USAGE}`);
   return {
     // The fairness and isolation phases need busy tenants and a quiet one besides.
     tenants: numeric("tenants", Math.max(2, noisyTenants + 1)),
@@ -58,6 +68,7 @@ export function parseFlags(argv: readonly string[]): BenchFlags {
     maxInFlightPerTenant: values.has("max-in-flight-per-tenant") ? integerFlag(values, "max-in-flight-per-tenant", 1, 1) : undefined,
     out: values.get("out"),
     kubeconfig: values.get("kubeconfig"),
+    peer: peer as Peer | undefined,
   };
 }
 

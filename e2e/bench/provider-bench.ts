@@ -26,6 +26,10 @@
  * life too, in the JSON and one line of the table). A table goes to stdout, progress to stderr,
  * every figure to the JSON file; state and logs stay in
  * `.cache/bench/provider/` until the next run.
+ *
+ * `--kcp simulator` runs the load benchmark on the kcp load simulator
+ * instead (provider-sim-bench.ts): thousands of seeded tenants, time to
+ * every cluster reconciled once, event-loop lag, a flood.
  */
 import { createReadStream, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -40,6 +44,7 @@ import { readCpuProfile, summarizeProfile, type ProfileSummary } from "./cpu-pro
 import { pool, retries, sleep, withRetry } from "./measure.js";
 import { processUsage, type ProcessUsage } from "./proc-stats.js";
 import { parseProviderFlags } from "./provider-flags.js";
+import { runSimulatorBench } from "./provider-sim-bench.js";
 import { readySummary, renderProfileTables, renderProviderTable, type ControllerFigures, type ReadinessFigures, type SetupFigures } from "./provider-report.js";
 
 /** Workspace creation is kcp's slowest step; more than a few at once only queues inside kcp. */
@@ -181,6 +186,10 @@ class ControllerSampler {
 
 async function main(): Promise<void> {
   const flags = parseProviderFlags(process.argv.slice(2));
+  if (flags.kcp === "simulator") {
+    await runSimulatorBench(flags, log);
+    return;
+  }
   const startedAt = new Date();
   const out = resolve(flags.out ?? join(REPO_ROOT, ".cache", "reports", "bench-provider.json"));
   const dir = join(REPO_ROOT, ".cache", "bench", "provider");

@@ -1,7 +1,8 @@
 /**
- * The benchmark's figures, their JSON shape and the table printed on stdout:
+ * The benchmark's figures, their JSON shape and the tables printed on stdout:
  * one row per figure with the controller's value, the bare client's (the
- * ceiling) and ours / ceiling where both exist.
+ * ceiling) and ours / ceiling where both exist; with a peer controller, one
+ * row per figure both controllers have, with ours / peer.
  */
 import type { LatencySummary } from "./measure.js";
 
@@ -23,6 +24,8 @@ export interface FloodFigures {
 }
 
 export interface InitialSyncFigures {
+  /** Process start to its first status write: loading, connecting, listing and one reconcile. */
+  readonly bootMs: number;
   readonly objects: number;
   readonly syncedMs: number;
   readonly reconciledMs: number;
@@ -103,7 +106,6 @@ export const perSecond = (value: number): string => (Number.isFinite(value) ? `$
 export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const ratio = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a");
 const none = "-";
-
 const seconds = (value: number): string => `${value.toFixed(2)} s`;
 
 export function renderTable(
@@ -115,6 +117,7 @@ export function renderTable(
   const cpu = ours.process;
   const rows: Row[] = [
     ["figure", "ours", "ceiling", "ours/ceiling"],
+    ["boot: process start to first status write", ms(initial.bootMs), none, none],
     [`initial sync: ${initial.objects} objects, until source synced`, ms(initial.syncedMs), none, none],
     ["initial sync: until all reconciled", ms(initial.reconciledMs), none, none],
     ["controller process RSS before start", mib(initial.rssBeforeBytes), none, none],
@@ -136,6 +139,67 @@ export function renderTable(
     ["quiet tenant during flood: max", ms(ours.flood.quiet.maxMs), ms(ceiling.flood.quiet.maxMs), ratio(ours.flood.quiet.maxMs / ceiling.flood.quiet.maxMs)],
     ["controller process CPU: isolation phase (below)", seconds(cpu.isolationCpuSeconds), none, none],
     ["controller process peak RSS", mib(cpu.peakRssBytes), none, none],
+  ];
+  return formatTable(rows);
+}
+
+/** Everything one controller's session (initial sync, burst, flood, isolation) measured: ours, or a peer's. */
+export interface SessionFigures {
+  readonly initialSync: InitialSyncFigures;
+  readonly burst: BurstFigures;
+  readonly flood: FloodFigures;
+  readonly process: OursProcessFigures;
+  readonly isolation: IsolationFigures;
+}
+
+interface PeerFigure {
+  /** The key of its ratio in the JSON. */
+  readonly id: string;
+  readonly label: (ours: SessionFigures, peer: SessionFigures) => string;
+  readonly value: (figures: SessionFigures) => number;
+  readonly format: (value: number) => string;
+}
+
+/** The figures both controllers have, in the order of the table. Lower is better except for rates. */
+const PEER_FIGURES: readonly PeerFigure[] = [
+  { id: "bootMs", label: () => "boot: process start to first status write", value: (f) => f.initialSync.bootMs, format: ms },
+  { id: "initialSyncedMs", label: (o) => `initial sync: ${o.initialSync.objects} objects, until synced`, value: (f) => f.initialSync.syncedMs, format: ms },
+  { id: "initialReconciledMs", label: () => "initial sync: until all reconciled", value: (f) => f.initialSync.reconciledMs, format: ms },
+  { id: "rssBeforeBytes", label: () => "RSS before start", value: (f) => f.initialSync.rssBeforeBytes, format: mib },
+  { id: "rssAfterInitialSyncBytes", label: () => "RSS after initial sync", value: (f) => f.initialSync.rssAfterBytes, format: mib },
+  { id: "heapAfterInitialSyncBytes", label: () => "heap in use after initial sync", value: (f) => f.initialSync.heapUsedAfterBytes, format: mib },
+  { id: "initialSyncCpuSeconds", label: () => "CPU: initial sync", value: (f) => f.process.initialSyncCpuSeconds, format: seconds },
+  { id: "burstP50Ms", label: (o) => `burst (${o.burst.count}, one per tenant): latency p50`, value: (f) => f.burst.p50Ms, format: ms },
+  { id: "burstP99Ms", label: () => "burst: latency p99", value: (f) => f.burst.p99Ms, format: ms },
+  { id: "burstMaxMs", label: () => "burst: latency max", value: (f) => f.burst.maxMs, format: ms },
+  { id: "burstReconcilesPerSecond", label: () => "burst: reconciles/s (higher is better)", value: (f) => f.burst.reconcilesPerSecond, format: perSecond },
+  { id: "burstCpuSeconds", label: () => "CPU: burst", value: (f) => f.process.burstCpuSeconds, format: seconds },
+  { id: "floodDrainMs", label: (o) => `flood (${o.flood.count} in one tenant): time to drain`, value: (f) => f.flood.drainMs, format: ms },
+  { id: "floodReconcilesPerSecond", label: () => "flood: reconciles/s (higher is better)", value: (f) => f.flood.reconcilesPerSecond, format: perSecond },
+  { id: "floodCpuSeconds", label: () => "CPU: flood", value: (f) => f.process.floodCpuSeconds, format: seconds },
+  { id: "rssAfterFloodBytes", label: () => "RSS after flood", value: (f) => f.process.rssAfterFloodBytes, format: mib },
+  { id: "quietP50Ms", label: () => "quiet tenant during flood: p50", value: (f) => f.flood.quiet.p50Ms, format: ms },
+  { id: "quietP99Ms", label: () => "quiet tenant during flood: p99", value: (f) => f.flood.quiet.p99Ms, format: ms },
+  { id: "quietMaxMs", label: () => "quiet tenant during flood: max", value: (f) => f.flood.quiet.maxMs, format: ms },
+  { id: "isolationIdleP50Ms", label: () => "isolation: quiet updates, idle: p50", value: (f) => f.isolation.idle.p50Ms, format: ms },
+  { id: "isolationIdleP99Ms", label: () => "isolation: quiet updates, idle: p99", value: (f) => f.isolation.idle.p99Ms, format: ms },
+  { id: "isolationNoisyP50Ms", label: (o) => `isolation: quiet updates, ${o.isolation.noisyTenants} noisy tenants: p50`, value: (f) => f.isolation.noisy.p50Ms, format: ms },
+  { id: "isolationNoisyP99Ms", label: () => "isolation: quiet updates, noisy: p99", value: (f) => f.isolation.noisy.p99Ms, format: ms },
+  { id: "isolationNoisyMaxMs", label: () => "isolation: quiet updates, noisy: max", value: (f) => f.isolation.noisy.maxMs, format: ms },
+  { id: "isolationCpuSeconds", label: () => "CPU: isolation phase", value: (f) => f.process.isolationCpuSeconds, format: seconds },
+  { id: "peakRssBytes", label: () => "peak RSS", value: (f) => f.process.peakRssBytes, format: mib },
+];
+
+/** ours / peer for every figure both have, by id. */
+export function peerRatios(ours: SessionFigures, peer: SessionFigures): Record<string, number> {
+  return Object.fromEntries(PEER_FIGURES.map((figure) => [figure.id, figure.value(ours) / figure.value(peer)]));
+}
+
+export function renderPeerTable(peerName: string, ours: SessionFigures, peer: SessionFigures): string {
+  const r = peerRatios(ours, peer);
+  const rows: Row[] = [
+    ["figure", "ours", peerName, `ours/${peerName}`],
+    ...PEER_FIGURES.map((figure): Row => [figure.label(ours, peer), figure.format(figure.value(ours)), figure.format(figure.value(peer)), ratio(r[figure.id] ?? Number.NaN)]),
   ];
   return formatTable(rows);
 }

@@ -11,8 +11,11 @@
  * per tenant, a flood of `--flood` widgets in one tenant while a quiet tenant
  * creates one every 200 ms, and tenant isolation: a quiet tenant's updates
  * with nobody else busy, then again while `--noisy` widgets in each of
- * `--noisy-tenants` tenants fail after `--noisy-ms`, over and over. The bare
- * client then repeats burst and flood. Tables go to stdout, progress to
+ * `--noisy-tenants` tenants fail after `--noisy-ms`, over and over. With
+ * `--peer go` the Go peer (scripts/binaries/widget-controller-go) then runs
+ * the same session after ours, once every tenant's widgets are back to the
+ * pre-created ones without status, so both start from the same state. The
+ * bare client then repeats burst and flood. Tables go to stdout, progress to
  * stderr, every figure to a JSON file.
  *
  * Latency runs from just before the create (or update) request here to the
@@ -33,23 +36,25 @@ import {
   REPO_ROOT,
   resolveBinary,
   TestEnvironment,
+  type ResolvedBinary,
   type Workspace,
 } from "@edgeconnect/testenv";
 import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
-import { NOISY_LABEL } from "./child-protocol.js";
+import { NOISY_LABEL, type GoPeerConfig, type OursConfig } from "./child-protocol.js";
 import { parseFlags, type BenchFlags } from "./flags.js";
 import { pool, Probe, retries, sleep, Tracker, withRetry, type LatencySummary } from "./measure.js";
 import {
   isolationRatios,
+  peerRatios,
   ratios,
   renderIsolationTable,
+  renderPeerTable,
   renderTable,
   type BurstFigures,
   type FloodFigures,
-  type InitialSyncFigures,
   type IsolationFigures,
-  type OursProcessFigures,
   type ProcessFigures,
+  type SessionFigures,
 } from "./report.js";
 import { SideProcess } from "./side-process.js";
 
@@ -69,7 +74,7 @@ function log(message: string): void {
   process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
 }
 
-type Side = "ours" | "bare";
+type Side = "ours" | "go" | "bare";
 
 /** The tracker's key of one update: the widget's key and the color the status must show. */
 const updateKey = (key: string, color: string): string => `${key}@${color}`;
@@ -102,6 +107,29 @@ class Scenario {
     const colors = this.unseenColors.get(key) ?? [];
     for (const color of colors.splice(0, colors.indexOf(observed) + 1)) this.tracker.complete(updateKey(key, color), at);
     if (colors.length === 0) this.unseenColors.delete(key);
+  }
+
+  /** `--objects` widgets per tenant, without status, that a controller finds when it starts. */
+  get precreated(): number {
+    return this.tenants.length * this.flags.objects;
+  }
+
+  precreatedKey(index: number): string {
+    return `${this.tenant(index).cluster}|default/pre-${Math.floor(index / this.tenants.length)}`;
+  }
+
+  async precreate(): Promise<void> {
+    await pool(this.precreated, BURST_CONCURRENCY, (i) => this.createWidget(this.tenant(i), `pre-${Math.floor(i / this.tenants.length)}`, undefined));
+  }
+
+  /**
+   * Back to the state the first controller started from: every widget a
+   * session made is deleted, and the pre-created ones are made anew, without
+   * status, so that the next controller syncs and reconciles the same.
+   */
+  async reset(): Promise<void> {
+    await pool(this.tenants.length, BURST_CONCURRENCY, (i) => withRetry("delete the widgets", () => this.tenant(i).client.delete(WIDGETS)).then(() => undefined));
+    await this.precreate();
   }
 
   /** Creates a widget, tracked in `probe` from just before the request. */
@@ -249,13 +277,95 @@ class Scenario {
   }
 }
 
+/** What `main` undoes at the end, whatever failed. */
+interface Cleanup {
+  readonly what: string;
+  readonly run: () => Promise<unknown> | void;
+}
+
+/** One controller's session and what only the JSON needs besides its figures. */
+interface SessionRun {
+  readonly pid: number;
+  readonly figures: SessionFigures;
+  /** controller_runtime_reconcile_total by result, after the flood. */
+  readonly reconcileResults: Record<string, number>;
+}
+
+/**
+ * A controller (ours, or a peer) in a process of its own through initial
+ * sync, burst, flood and isolation; stopped at the end. The clock of the
+ * initial sync starts when the side is told to start, after it has loaded.
+ */
+async function controllerSession(
+  scenario: Scenario,
+  config: OursConfig | GoPeerConfig,
+  maxInFlightPerTenant: number,
+  onReconciled: (key: string, observed: string, at: number) => void,
+  cleanups: Cleanup[],
+): Promise<SessionRun> {
+  const side = config.side;
+  const initialProbe = new Probe(`${side} initial sync`);
+  let child: SideProcess | undefined = await SideProcess.spawn({ config, onReconciled });
+  cleanups.push({ what: `stop ${side}`, run: () => child?.stop() });
+  const failed = (): Error | undefined => child?.error;
+  const before = child.usage();
+  const t0 = performance.now();
+  for (let i = 0; i < scenario.precreated; i++) scenario.tracker.expect(scenario.precreatedKey(i), initialProbe, t0);
+  const syncedMs = (await child.start()) - t0;
+  await initialProbe.drained(failed);
+  const synced = child.usage();
+  const initialSync = {
+    bootMs: child.bootMs,
+    objects: scenario.precreated,
+    syncedMs,
+    reconciledMs: scenario.precreated === 0 ? syncedMs : initialProbe.lastDone - t0,
+    rssBeforeBytes: before.rssBytes,
+    rssAfterBytes: synced.rssBytes,
+    rssDeltaBytes: synced.rssBytes - before.rssBytes,
+    heapUsedAfterBytes: (await child.stats()).heapUsedBytes,
+  };
+  log(`${side} (pid ${child.pid}): booted in ${initialSync.bootMs.toFixed(0)} ms, synced in ${syncedMs.toFixed(0)} ms, ${scenario.precreated} reconciled in ${initialSync.reconciledMs.toFixed(0)} ms`);
+  const burst = await scenario.burst(side, failed);
+  const burstDone = child.usage();
+  log(`${side}: burst done (p50 ${burst.p50Ms.toFixed(0)} ms)`);
+  const flood = await scenario.flood(side, failed);
+  const floodDone = child.usage();
+  log(`${side}: flood drained in ${flood.drainMs.toFixed(0)} ms`);
+  const reconcileResults = (await child.stats()).reconcileResults;
+  const isolation = await scenario.isolation(child, maxInFlightPerTenant);
+  const isolationDone = child.usage();
+  const pid = child.pid;
+  await child.stop();
+  child = undefined;
+  return {
+    pid,
+    figures: {
+      initialSync,
+      burst,
+      flood,
+      isolation,
+      process: {
+        initialSyncCpuSeconds: synced.cpuSeconds - before.cpuSeconds,
+        burstCpuSeconds: burstDone.cpuSeconds - synced.cpuSeconds,
+        floodCpuSeconds: floodDone.cpuSeconds - burstDone.cpuSeconds,
+        isolationCpuSeconds: isolationDone.cpuSeconds - floodDone.cpuSeconds,
+        rssAfterFloodBytes: floodDone.rssBytes,
+        peakRssBytes: isolationDone.peakRssBytes,
+      },
+    },
+    reconcileResults,
+  };
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2));
   const startedAt = new Date();
   const out = resolve(flags.out ?? join(REPO_ROOT, ".cache", "bench", `runtime-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`));
   // Undone in reverse order in `finally`, whatever failed.
-  const cleanups: { readonly what: string; readonly run: () => Promise<unknown> | void }[] = [];
+  const cleanups: Cleanup[] = [];
   try {
+    // Built (or found) first: a failed build should not cost a run's setup.
+    const peerBinary = flags.peer === "go" ? await resolveBinary("widget-controller-go", { log }) : undefined;
     let kubeconfig = flags.kubeconfig;
     let kcpBinaryVersion: string | undefined;
     if (kubeconfig === undefined) {
@@ -293,65 +403,30 @@ async function main(): Promise<void> {
       Array.from({ length: flags.tenants }, (_, i) => ready.get(i) ?? provider),
     );
     const workspacesMs = performance.now() - setupStart;
-    const precreated = flags.tenants * flags.objects;
-    await pool(precreated, BURST_CONCURRENCY, (i) => scenario.createWidget(scenario.tenant(i), `pre-${Math.floor(i / flags.tenants)}`, undefined));
-    log(`${precreated} widgets pre-created`);
+    await scenario.precreate();
+    log(`${scenario.precreated} widgets pre-created`);
 
-    // Ours, in a process of its own: initial sync, burst, flood, isolation.
-    const initialProbe = new Probe("initial sync");
     const onReconciled = (key: string, observed: string, at: number): void => scenario.reconciled(key, observed, at);
-    let child: SideProcess | undefined = await SideProcess.spawn({
-      config: {
-        side: "ours",
-        kubeconfig,
-        provider: provider.path,
-        workers: flags.workers,
-        maxInFlightPerTenant: flags.maxInFlightPerTenant,
-        noisyReconcileMs: flags.noisyMs,
-      },
-      onReconciled,
-    });
-    cleanups.push({ what: "stop controller", run: () => child?.stop() });
-    const childFailed = (): Error | undefined => child?.error;
-    const before = child.usage();
-    const t0 = performance.now();
-    for (let i = 0; i < precreated; i++) {
-      scenario.tracker.expect(`${scenario.tenant(i).cluster}|default/pre-${Math.floor(i / flags.tenants)}`, initialProbe, t0);
-    }
-    const syncedMs = (await child.start()) - t0;
-    await initialProbe.drained(childFailed);
-    const synced = child.usage();
-    const initial: InitialSyncFigures = {
-      objects: precreated,
-      syncedMs,
-      reconciledMs: precreated === 0 ? syncedMs : initialProbe.lastDone - t0,
-      rssBeforeBytes: before.rssBytes,
-      rssAfterBytes: synced.rssBytes,
-      rssDeltaBytes: synced.rssBytes - before.rssBytes,
-      heapUsedAfterBytes: (await child.stats()).heapUsedBytes,
-    };
-    log(`ours (pid ${child.pid}): synced in ${syncedMs.toFixed(0)} ms, ${precreated} reconciled in ${initial.reconciledMs.toFixed(0)} ms`);
-    const oursBurst = await scenario.burst("ours", childFailed);
-    const oursBurstDone = child.usage();
-    log(`ours: burst done (p50 ${oursBurst.p50Ms.toFixed(0)} ms)`);
-    const oursFlood = await scenario.flood("ours", childFailed);
-    const oursFloodDone = child.usage();
-    log(`ours: flood drained in ${oursFlood.drainMs.toFixed(0)} ms`);
-    const reconcileTotals = (await child.stats()).reconcileResults;
     const maxInFlightPerTenant = flags.maxInFlightPerTenant ?? defaultMaxInFlightPerTenant(flags.workers);
-    const isolation = await scenario.isolation(child, maxInFlightPerTenant);
-    const isolationDone = child.usage();
-    const oursProcess: OursProcessFigures = {
-      initialSyncCpuSeconds: synced.cpuSeconds - before.cpuSeconds,
-      burstCpuSeconds: oursBurstDone.cpuSeconds - synced.cpuSeconds,
-      floodCpuSeconds: oursFloodDone.cpuSeconds - oursBurstDone.cpuSeconds,
-      isolationCpuSeconds: isolationDone.cpuSeconds - oursFloodDone.cpuSeconds,
-      rssAfterFloodBytes: oursFloodDone.rssBytes,
-      peakRssBytes: isolationDone.peakRssBytes,
+    const oursConfig: OursConfig = {
+      side: "ours",
+      kubeconfig,
+      provider: provider.path,
+      workers: flags.workers,
+      maxInFlightPerTenant: flags.maxInFlightPerTenant,
+      noisyReconcileMs: flags.noisyMs,
     };
-    const oursPid = child.pid;
-    await child.stop();
-    child = undefined;
+    const ours = await controllerSession(scenario, oursConfig, maxInFlightPerTenant, onReconciled, cleanups);
+    let peer: (SessionRun & { readonly binary: ResolvedBinary }) | undefined;
+    if (peerBinary !== undefined) {
+      const binary = peerBinary;
+      log(`go peer on multicluster-provider ${binary.version} (${binary.source}): ${binary.path}`);
+      await scenario.reset();
+      log(`widgets reset to the ${scenario.precreated} pre-created ones for the go peer`);
+      const goConfig: GoPeerConfig = { side: "go", binary: binary.path, kubeconfig, provider: provider.path, workers: flags.workers, noisyReconcileMs: flags.noisyMs };
+      // controller-runtime's queue has no per-tenant cap: every worker may serve one tenant.
+      peer = { ...(await controllerSession(scenario, goConfig, flags.workers, onReconciled, cleanups)), binary };
+    }
 
     // Ceiling: the bare client on the same virtual workspace, in a process of its own too.
     const [endpoint] = await apiExportEndpoints(provider, WIDGET_EXPORT);
@@ -376,9 +451,8 @@ async function main(): Promise<void> {
     await bare.stop();
     bare = undefined;
 
-    const ours = { burst: oursBurst, flood: oursFlood, process: oursProcess };
     const ceiling = { burst: bareBurst, flood: bareFlood, process: bareProcess };
-    const r = ratios(ours, ceiling);
+    const r = ratios(ours.figures, ceiling);
     const finishedAt = new Date();
     const result = {
       benchmark: "runtime",
@@ -398,10 +472,16 @@ async function main(): Promise<void> {
       },
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, totalMemBytes: totalmem(), node: process.version, platform: process.platform, arch: process.arch },
       kcp: { started: flags.kubeconfig === undefined, binaryVersion: kcpBinaryVersion ?? null, serverVersion, endpoint },
-      setup: { workspacesMs, precreatedObjects: precreated },
-      ours: { pid: oursPid, initialSync: initial, ...ours, reconcileResults: reconcileTotals, isolation },
+      setup: { workspacesMs, precreatedObjects: scenario.precreated },
+      ours: { pid: ours.pid, ...ours.figures, reconcileResults: ours.reconcileResults },
       ceiling: { ...ceiling, watchErrors: bareWatchErrors },
       ratios: r,
+      ...(peer === undefined
+        ? {}
+        : {
+            peer: { side: flags.peer, binary: peer.binary, pid: peer.pid, ...peer.figures, reconcileResults: peer.reconcileResults },
+            peerRatios: peerRatios(ours.figures, peer.figures),
+          }),
       transientRetries: retries.count,
     };
     mkdirSync(dirname(out), { recursive: true });
@@ -410,9 +490,15 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nruntime benchmark: ${flags.tenants} tenants, ${flags.objects} objects each, flood ${flags.flood}, ${flags.workers} workers; ` +
         `kcp ${kcpBinaryVersion ?? serverVersion}; ${cpus().length} CPUs; node ${process.version}\n\n` +
-        `${renderTable(initial, ours, ceiling, r)}\n\n` +
-        `${renderIsolationTable(isolation)}\n\n` +
-        `ours: reconciles by result after the flood ${JSON.stringify(reconcileTotals)}; ` +
+        `${renderTable(ours.figures.initialSync, ours.figures, ceiling, r)}\n\n` +
+        `${renderIsolationTable(ours.figures.isolation)}\n\n` +
+        (peer === undefined
+          ? ""
+          : `ours against the ${flags.peer} peer (${peer.binary.path}), each from the same starting state:\n\n` +
+            `${renderPeerTable(flags.peer ?? "peer", ours.figures, peer.figures)}\n\n` +
+            `${flags.peer} peer: ${renderIsolationTable(peer.figures.isolation)}\n\n` +
+            `${flags.peer} peer: reconciles by result after the flood ${JSON.stringify(peer.reconcileResults)}\n`) +
+        `ours: reconciles by result after the flood ${JSON.stringify(ours.reconcileResults)}; ` +
         `transient retries ${retries.count}; bare watch errors ${bareWatchErrors}\nJSON: ${out}\n`,
     );
   } finally {

@@ -37,7 +37,8 @@ export type BinaryName =
   | "capi-kubeadm-control-plane"
   | "capi-dev"
   | "capi-operator"
-  | "crossplane-otc-simulator";
+  | "crossplane-otc-simulator"
+  | "widget-controller-go";
 
 export interface BinarySpec {
   readonly name: BinaryName;
@@ -255,6 +256,19 @@ export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
     name: "crossplane-otc-simulator",
     envVar: "CROSSPLANE_OTC_SIMULATOR_BIN",
     module: "github.com/crossplane/crossplane-runtime/v2",
+    mainPackage: ".",
+    onPath: false,
+    versionArgs: [],
+    matchesVersion: () => false,
+    ldflags: () => "",
+  },
+  // Our own too: the Go peer of `bench:runtime --peer go`, the widget
+  // controller on kcp's multicluster-provider (whose version names it),
+  // multicluster-runtime and controller-runtime. No version flag either.
+  "widget-controller-go": {
+    name: "widget-controller-go",
+    envVar: "WIDGET_CONTROLLER_GO_BIN",
+    module: "github.com/kcp-dev/multicluster-provider",
     mainPackage: ".",
     onPath: false,
     versionArgs: [],
