@@ -303,6 +303,13 @@ describe("provider-controller chart: workload", () => {
     expect(args.filter((arg) => arg.startsWith("--leader-elect-resource"))).toEqual([]);
     expect(objects.map((obj) => obj.kind)).not.toContain("RoleBinding");
   });
+
+  it("sharded: --sharded with the slots, and the Lease namespace and name that place and name the shard Leases", async () => {
+    const objects = await chart.template({ ...REQUIRED, replicas: 3, leaderElection: { enabled: false, namespace: "edgeconnect-system", name: "pc" }, sharding: { enabled: true, slots: 16 } });
+    const args = container(objects).args;
+    expect(args).toEqual(expect.arrayContaining(["--leader-elect=false", "--sharded=true", "--shard-slots=16", "--leader-elect-resource-namespace=edgeconnect-system", "--leader-elect-resource-name=pc"]));
+    expect(args).not.toContain("--leader-elect=true");
+  });
 });
 
 describe("provider-controller chart: the image", () => {
@@ -431,7 +438,9 @@ describe("provider-controller chart: missing, malformed and contradictory values
   const cases: [string, object, string][] = [
     ["no kcp kubeconfig Secret", {}, "kcp.kubeconfigSecret.name is required: the Secret (in the release namespace) holding the kubeconfig of kcp's provider workspace"],
     ["a Secret without its key", { kcp: { kubeconfigSecret: { name: secret.name } } }, "kcp.kubeconfigSecret.key is required"],
-    ["replicas without leader election", { ...REQUIRED, leaderElection: { enabled: false } }, "replicas > 1 needs leaderElection.enabled"],
+    ["replicas without leader election", { ...REQUIRED, leaderElection: { enabled: false } }, "replicas > 1 needs leaderElection.enabled or sharding.enabled"],
+    ["sharding beside leader election", { ...REQUIRED, sharding: { enabled: true } }, "sharding.enabled replaces the single leader: set leaderElection.enabled=false"],
+    ["sharding over no slots", { ...REQUIRED, leaderElection: { enabled: false }, sharding: { enabled: true, slots: 0 } }, "at '/sharding/slots'"],
     ["one port for metrics and probes", { ...REQUIRED, metrics: { port: 9000 }, healthProbe: { port: 9000 } }, "metrics.port and healthProbe.port must differ"],
     // values.schema.json
     ["a misspelt value", { ...REQUIRED, kcp: { kubeconfigSecret: { ...secret, namespace: "x" } } }, "additional properties 'namespace' not allowed"],
@@ -490,6 +499,7 @@ describeInfra(`provider-controller chart against the infrastructure cluster (${s
       },
     ],
     ["one replica without leader election", { ...REQUIRED, replicas: 1, leaderElection: { enabled: false } }],
+    ["three sharded replicas", { ...REQUIRED, replicas: 3, leaderElection: { enabled: false }, sharding: { enabled: true } }],
     ["Cluster API with template kinds", CLUSTER_API],
   ];
 

@@ -184,6 +184,7 @@ describe("CCE clusters", () => {
     expect(pluck(result.body, "clusters", "name")).toEqual(["internalCluster"]);
     expect(pluck(result.body, "contexts", "name")).toEqual(["internal"]);
     const internal = text((await t.call("GET", `${CLUSTERS}/${id}`)).body, "status.endpoints.0.url");
+    expect(t.sim.state.certificatesIssued.get(id)).toEqual(new Map([[30, 1]]));
     expect(at(result.body, "clusters.0.cluster")).toEqual({
       server: internal,
       "certificate-authority-data": Buffer.from(servingCa.certPem).toString("base64"),

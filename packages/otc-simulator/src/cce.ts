@@ -210,6 +210,9 @@ function kubeconfig(state: SimulatorState, cluster: CceCluster, body: unknown): 
     days: duration === -1 ? MAX_CERT_DAYS : duration,
     notBefore: state.clock(),
   });
+  const issued = state.certificatesIssued.get(cluster.id) ?? new Map<number, number>();
+  issued.set(duration, (issued.get(duration) ?? 0) + 1);
+  state.certificatesIssued.set(cluster.id, issued);
   const base64 = (pem: string): string => Buffer.from(pem).toString("base64");
   const ca = base64(workload.servingCaPem);
   const external = masterEip(state, cluster) !== undefined;

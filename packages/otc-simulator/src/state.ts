@@ -448,6 +448,13 @@ export class SimulatorState {
   readonly keypairs = new Map<string, Keypair>();
   readonly cceClusters = new Map<string, CceCluster>();
   readonly nodePools = new Map<string, NodePool>();
+  /**
+   * Cluster certificates issued: CCE cluster id → lifetime in days asked for
+   * (-1: the longest) → how many. Tells apart the callers of `clustercert`
+   * (a kubeconfig for a tenant, a short-lived one read for connection
+   * details) without keeping every certificate.
+   */
+  readonly certificatesIssued = new Map<string, Map<number, number>>();
   /** Keyed by the token itself, which nothing else records. */
   private readonly tokens = new Map<string, IssuedToken>();
   /** flavor → zone → how many servers of the flavor the zone holds at most; a flavor not listed is unlimited. */
