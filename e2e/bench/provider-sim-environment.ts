@@ -16,23 +16,21 @@
  */
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
   API_EXPORT_NAME,
   KUBERNETES_CLUSTER_RESOURCE,
   MACHINE_CAPABILITIES_RESOURCE,
   PERMISSION_CLAIMS,
-  PLATFORM_API_VERSION,
   PROVIDER_CONFIG_RESOURCE,
   PROVIDER_MACHINE_FLAVOR_RESOURCE,
   SECRET_LABEL,
   type PlatformResource,
 } from "@edgeconnect/api";
-import { DEMO_FLAVORS } from "@edgeconnect/demo";
+import { DEMO_FLAVORS, flavorManifest } from "@edgeconnect/demo";
 import { KcpLoadSimulator, type ResourceType, type SimulatedResource } from "@edgeconnect/kcp-load-simulator";
 import { startOtcSimulator, type OtcSimulator, type OtcSimulatorOptions } from "@edgeconnect/otc-simulator";
-import { CrossplaneOtcSimulator, REPO_ROOT, resolveBinary, ServerProcess, type Reaper } from "@edgeconnect/testenv";
+import { CrossplaneOtcSimulator, freePort, REPO_ROOT, resolveBinary, ServerProcess, type Reaper } from "@edgeconnect/testenv";
 
 export const CONTROLLER_MAIN = join(REPO_ROOT, "packages", "provider-controller", "dist", "main.js");
 
@@ -121,18 +119,7 @@ export class SimPlatform {
       });
       stops.push(() => kcp.close());
       for (const flavor of DEMO_FLAVORS) {
-        kcp.put(kcp.providerCluster, SIM_FLAVORS, {
-          apiVersion: PLATFORM_API_VERSION,
-          kind: "ProviderMachineFlavor",
-          metadata: { name: flavor.name },
-          spec: {
-            available: flavor.available ?? true,
-            providerRef: { type: "OTC" },
-            flavor: flavor.flavor,
-            capabilities: { vCPUCount: flavor.vCPUCount, memorySize: flavor.memorySize, ...(flavor.gpuModelName ? { gpuModelName: flavor.gpuModelName } : {}) },
-            availableZones: flavor.zones ?? ["eu-de-01", "eu-de-02", "eu-de-03"],
-          },
-        });
+        kcp.put(kcp.providerCluster, SIM_FLAVORS, flavorManifest(flavor));
       }
       const kcpKubeconfig = join(options.dir, "kcp-load-simulator.kubeconfig");
       writeFileSync(kcpKubeconfig, kcp.kubeconfig(), { mode: 0o600 });
@@ -239,12 +226,4 @@ export class SimPlatform {
     await this.otc.close();
     await this.kcp.close();
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -12,14 +12,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SECRET_LABEL, type KubernetesCluster, type ProviderConfig } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
 import { fingerprint, HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { CROSSPLANE_PROVIDER_CONFIG, MANAGED_RESOURCE_KINDS } from "@edgeconnect/provisioning";
-import { connectFromEnv, eventually, readKubeconfig, Reaper, StallingProxy, waitUntilGone, type Workspace } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, freePort, readKubeconfig, Reaper, StallingProxy, waitUntilGone, type Workspace } from "@edgeconnect/testenv";
 import { stringify } from "yaml";
 
 const { state } = connectFromEnv();
@@ -656,13 +655,4 @@ async function ignoreConflict(write: Promise<unknown>): Promise<void> {
   } catch (err) {
     if (!(err instanceof HttpStatusError && err.status === 409)) throw err;
   }
-}
-
-/** A TCP port nobody listens on right now, for a process that must listen on a known one. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

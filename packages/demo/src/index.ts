@@ -7,5 +7,5 @@
  *
  * @module
  */
-export { DEMO_FLAVORS, orderCluster, Platform, TENANT_WORKSPACE_TYPE, type ClusterOrder, type PlatformOptions, type TenantCredentials } from "./platform.js";
+export { DEMO_FLAVORS, flavorManifest, orderCluster, Platform, TENANT_WORKSPACE_TYPE, type ClusterOrder, type PlatformOptions, type TenantCredentials } from "./platform.js";
 export { IN_MEMORY_PROVIDER_CONFIG, installInMemoryClusterClass, OpenMcpPlatform, TEMPLATES_NAMESPACE, type Conditioned, type OpenMcpPlatformOptions } from "./openmcp-platform.js";

@@ -603,20 +603,25 @@ async function removeInfraObjects(admin: RestClient, objects: readonly KubeObjec
   }
 }
 
+/** The ProviderMachineFlavor of one catalogue entry (DEMO_FLAVORS). */
+export function flavorManifest(flavor: (typeof DEMO_FLAVORS)[number]): KubeObject {
+  return {
+    apiVersion: PLATFORM_API_VERSION,
+    kind: "ProviderMachineFlavor",
+    metadata: { name: flavor.name },
+    spec: {
+      available: flavor.available ?? true,
+      providerRef: { type: "OTC" },
+      flavor: flavor.flavor,
+      capabilities: { vCPUCount: flavor.vCPUCount, memorySize: flavor.memorySize, ...(flavor.gpuModelName ? { gpuModelName: flavor.gpuModelName } : {}) },
+      availableZones: flavor.zones ?? ["eu-de-01", "eu-de-02", "eu-de-03"],
+    },
+  };
+}
+
 async function installFlavors(client: RestClient, flavors: typeof DEMO_FLAVORS): Promise<void> {
   await applyManifests(
     client,
-    flavors.map((flavor) => ({
-      apiVersion: PLATFORM_API_VERSION,
-      kind: "ProviderMachineFlavor",
-      metadata: { name: flavor.name },
-      spec: {
-        available: flavor.available ?? true,
-        providerRef: { type: "OTC" },
-        flavor: flavor.flavor,
-        capabilities: { vCPUCount: flavor.vCPUCount, memorySize: flavor.memorySize, ...(flavor.gpuModelName ? { gpuModelName: flavor.gpuModelName } : {}) },
-        availableZones: flavor.zones ?? ["eu-de-01", "eu-de-02", "eu-de-03"],
-      },
-    })),
+    flavors.map(flavorManifest),
   );
 }

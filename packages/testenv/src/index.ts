@@ -17,6 +17,7 @@
  *
  * @module
  */
+export { freePort } from "./ports.js";
 export { applyCrds, applyManifests, objectPath, parseManifests, TESTENV_FIELD_MANAGER, type ApplyCrdsOptions } from "./apply.js";
 export { BINARIES, moduleSource, REPO_ROOT, resolveBinary, type BinaryName, type ResolvedBinary } from "./binaries.js";
 export {
