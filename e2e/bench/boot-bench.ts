@@ -37,9 +37,9 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { API_EXPORT_NAME, collectionPath, KUBERNETES_CLUSTER_RESOURCE, type KubernetesCluster } from "@edgeconnect/api";
+import { API_EXPORT_NAME, collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
-import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
 import { apiExportEndpoints, Reaper, REPO_ROOT, resolveBinary, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
 import { parseBootFlags, type BootBenchFlags } from "./boot-flags.js";
 import { PROBE_PREFIX } from "./boot-probe-line.js";
@@ -57,14 +57,11 @@ import {
   type LoadFigures,
 } from "./boot-report.js";
 import { pool, retries, sleep, withRetry } from "./measure.js";
+import { errorText, isReady, log, ORDER_CONCURRENCY, OTC_DELAY_MS, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "./platform-run.js";
 
 /** The issue's targets. */
 const BOOT_TARGET_MS = 300;
 const CRASH_LOOP_TARGET_S = 300;
-/** The issue's simulated cloud, as bench:provider's: every OTC transition takes 200 ms. */
-const OTC_DELAY_MS = 200;
-const WORKSPACE_CONCURRENCY = 8;
-const ORDER_CONCURRENCY = 16;
 /** How often the controller's log is read while waiting for a mark; the figures come from the log, not from this. */
 const LOG_POLL_MS = 50;
 const BOOT_TIMEOUT_MS = 60_000;
@@ -84,22 +81,6 @@ const PROGRAMS = [
   { program: "otc-cloud-controller-manager", main: join(REPO_ROOT, "packages", "cloud-provider-otc", "dist", "main.js") },
 ] as const;
 
-type Cluster = KubernetesCluster & KubeObject;
-
-const began = performance.now();
-function log(message: string): void {
-  process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(7)} s] ${message}\n`);
-}
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-const isReady = (kc: Cluster): boolean =>
-  kc.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true && kc.status?.kubeconfigSecretName !== undefined;
-
-function stateOf(kc: Cluster): string {
-  const ready = kc.status?.conditions?.find((c) => c.type === "Ready");
-  return `${kc.status?.phase ?? "no phase"} / ${ready?.reason ?? "no Ready condition"}`;
-}
 
 /** The clusters of the given logical clusters, by `<cluster>|<namespace>/<name>`, through the export's virtual workspace. */
 async function clusterStates(client: RestClient, tenants: ReadonlySet<string>): Promise<Map<string, Cluster>> {

@@ -36,22 +36,18 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
-import { API_EXPORT_NAME, collectionPath, KUBERNETES_CLUSTER_RESOURCE, type KubernetesCluster } from "@edgeconnect/api";
+import { API_EXPORT_NAME, collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
-import { clusterOf, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
 import { apiExportEndpoints, Reaper, REPO_ROOT, resolveBinary, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
 import { readCpuProfile, summarizeProfile, type ProfileSummary } from "./cpu-profile.js";
 import { pool, retries, sleep, withRetry } from "./measure.js";
+import { errorText, isReady, log, ORDER_CONCURRENCY, OTC_DELAY_MS, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "./platform-run.js";
 import { processUsage, type ProcessUsage } from "./proc-stats.js";
 import { parseProviderFlags } from "./provider-flags.js";
 import { runSimulatorBench } from "./provider-sim-bench.js";
 import { readySummary, renderProfileTables, renderProviderTable, type ControllerFigures, type ReadinessFigures, type SetupFigures } from "./provider-report.js";
 
-/** Workspace creation is kcp's slowest step; more than a few at once only queues inside kcp. */
-const WORKSPACE_CONCURRENCY = 8;
-const ORDER_CONCURRENCY = 16;
-/** The issue's simulated cloud: every OTC transition takes 200 ms. */
-const OTC_DELAY_MS = 200;
 const SAMPLE_INTERVAL_MS = 1_000;
 const PROGRESS_INTERVAL_MS = 10_000;
 /** A relist now and then, in case the watch misses something (it should not). */
@@ -61,26 +57,9 @@ const CONTROLLER_STOP_GRACE_MS = 180_000;
 const FOCUS_PACKAGE = "packages/redaction";
 const CLUSTERS = `/clusters/*${collectionPath(KUBERNETES_CLUSTER_RESOURCE)}`;
 
-type Cluster = KubernetesCluster & KubeObject;
-
-const began = performance.now();
-function log(message: string): void {
-  process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(7)} s] ${message}\n`);
-}
-
 /** Now on the clock of V8's profiles (CLOCK_MONOTONIC, microseconds). */
 const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
-const isReady = (kc: Cluster): boolean =>
-  kc.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true && kc.status?.kubeconfigSecretName !== undefined;
-
-/** `phase / Ready reason` of a cluster, to say why the rest is not Ready. */
-function stateOf(kc: Cluster): string {
-  const ready = kc.status?.conditions?.find((c) => c.type === "Ready");
-  return `${kc.status?.phase ?? "no phase"} / ${ready?.reason ?? "no Ready condition"}`;
-}
 
 /**
  * Every KubernetesCluster of every tenant through the export's virtual

@@ -27,15 +27,14 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { KubeApiServer, Reaper, REPO_ROOT, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
 import { readCpuProfile, summarizeProfile, type ProfileSummary } from "./cpu-profile.js";
-import { sleep } from "./measure.js";
 import { processUsage } from "./proc-stats.js";
 import type { ProviderBenchFlags } from "./provider-flags.js";
 import { renderProfileTables } from "./provider-report.js";
 import { SimPlatform, SIM_CLUSTERS, type ControllerLaunch } from "./provider-sim-environment.js";
 import { lagFigures, renderSimTable, type LagSample, type SimFloodFigures, type SimInitialFigures, type SimLeaseFigures, type SimSetupFigures } from "./provider-sim-report.js";
-import { percentile } from "./measure.js";
+import { percentile, sleep } from "./measure.js";
+import { OTC_DELAY_MS } from "./platform-run.js";
 
-const OTC_DELAY_MS = 200;
 const SAMPLE_INTERVAL_MS = 1_000;
 const PROGRESS_INTERVAL_MS = 10_000;
 const CONTROLLER_STOP_GRACE_MS = 180_000;

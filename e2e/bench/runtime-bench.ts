@@ -56,6 +56,7 @@ import {
   type ProcessFigures,
   type SessionFigures,
 } from "./report.js";
+import { log } from "./platform-run.js";
 import { SideProcess } from "./side-process.js";
 
 const WIDGETS = `${WIDGETS_PATH}/namespaces/default/widgets`;
@@ -68,11 +69,6 @@ const QUIET_INTERVAL_MS = 200;
 const ISOLATION_WIDGETS = 5;
 /** Updates per isolation measurement (idle, then noisy): 20 s each at 200 ms. */
 const ISOLATION_UPDATES = 100;
-
-const began = performance.now();
-function log(message: string): void {
-  process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
-}
 
 type Side = "ours" | "go" | "bare";
 

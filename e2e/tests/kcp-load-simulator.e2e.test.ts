@@ -37,6 +37,7 @@ import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { createCertificateAuthority } from "@edgeconnect/otc-simulator";
 import { connectFromEnv, eventually, KubeApiServer, readKubeconfig, Reaper, REPO_ROOT, resolveControlPlaneBinaries, writeKubeconfig } from "@edgeconnect/testenv";
 import { SimPlatform, SIM_CLUSTERS, SIM_EVENTS, SIM_SECRETS, simClusterName } from "../bench/provider-sim-environment.js";
+import { isReady } from "../bench/platform-run.js";
 import { RecordingProxy } from "../bench/provider-sim-recording-proxy.js";
 
 const { state } = connectFromEnv();
@@ -76,9 +77,6 @@ function comparedKinds(kinds: Iterable<string>): Set<string> {
 
 /** Events the infrastructure probe's timing decides, not the flow under comparison. */
 const REACHABILITY_REASONS = new Set(["InfrastructureUnreachable"]);
-
-const isReady = (kc: Cluster | undefined): boolean =>
-  kc?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true && kc.status?.kubeconfigSecretName !== undefined;
 
 function written(kc: Cluster, secret: KubeObject | undefined, events: KubeObject[]): Observed["tenants"][number] {
   return {
