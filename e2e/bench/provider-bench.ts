@@ -15,10 +15,15 @@
  * until all are Ready (condition Ready True and the kubeconfig Secret
  * named) or `--timeout-s` after the first order has passed.
  *
- * Measured: time from the first order (and from each cluster's own order)
- * to each cluster Ready, seen by a watch on the APIExport's virtual
- * workspace; the controller process's VmRSS and CPU time (utime+stime) from
- * /proc every second; after a SIGTERM (the controller exits cleanly and
+ * Measured: time from the first order to each cluster's first condition
+ * (the controller's first pass over it had ended) and, from the first order
+ * and from each cluster's own order, to each cluster Ready, seen by a watch
+ * on the APIExport's virtual workspace. Ready also waits on the Crossplane
+ * provider, which reconciles at most 10 managed resources a second overall
+ * (the real provider's default `--max-reconcile-rate`): with hundreds of
+ * tenants that, not this controller, sets the pace. The controller process's
+ * VmRSS and CPU time (utime+stime) from /proc and its event-loop lag from
+ * its metrics, every second; after a SIGTERM (the controller exits cleanly and
  * Node writes the profile), the profile's samples by package, the share of
  * samples with a frame of packages/redaction on the stack, the top
  * functions by self time and the callers into packages/redaction, for the
@@ -39,13 +44,14 @@ import { createInterface } from "node:readline";
 import { API_EXPORT_NAME, collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
 import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
-import { apiExportEndpoints, Reaper, REPO_ROOT, resolveBinary, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
+import { apiExportEndpoints, freePort, Reaper, REPO_ROOT, resolveBinary, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
 import { readCpuProfile, summarizeProfile, type ProfileSummary } from "./cpu-profile.js";
 import { pool, retries, sleep, withRetry } from "./measure.js";
 import { errorText, isReady, log, ORDER_CONCURRENCY, OTC_DELAY_MS, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "./platform-run.js";
 import { processUsage, type ProcessUsage } from "./proc-stats.js";
 import { parseProviderFlags } from "./provider-flags.js";
-import { runSimulatorBench } from "./provider-sim-bench.js";
+import { runSimulatorBench, scrapeController } from "./provider-sim-bench.js";
+import { lagFigures, type LagSample } from "./provider-sim-report.js";
 import { readySummary, renderProfileTables, renderProviderTable, type ControllerFigures, type ReadinessFigures, type SetupFigures } from "./provider-report.js";
 
 const SAMPLE_INTERVAL_MS = 1_000;
@@ -69,6 +75,8 @@ const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
  */
 class ReadyWatch {
   readonly readyAt = new Map<string, number>();
+  /** When each cluster was first seen with a condition: the controller's first pass over it had ended. */
+  readonly reconciledAt = new Map<string, number>();
   readonly states = new Map<string, string>();
   watchErrors = 0;
   private readonly stopping = new AbortController();
@@ -122,13 +130,15 @@ class ReadyWatch {
   private consider(kc: Cluster): void {
     const key = `${clusterOf(kc) ?? "?"}|${kc.metadata?.namespace ?? ""}/${kc.metadata?.name ?? ""}`;
     this.states.set(key, stateOf(kc));
+    if ((kc.status?.conditions?.length ?? 0) > 0 && !this.reconciledAt.has(key)) this.reconciledAt.set(key, performance.now());
     if (isReady(kc) && !this.readyAt.has(key)) this.readyAt.set(key, performance.now());
   }
 }
 
-/** The controller's /proc figures every second: the latest, the highest RSS, and a timeline for the JSON. */
+/** The controller's /proc figures and event-loop lag every second: the latest, the highest RSS, and a timeline for the JSON. */
 class ControllerSampler {
   readonly timeline: { readonly t: number; readonly rssBytes: number; readonly cpuSeconds: number; readonly ready: number }[] = [];
+  readonly lag: LagSample[] = [];
   latest: ProcessUsage | undefined;
   peakRssBytes = 0;
   /** Clusters Ready so far, recorded with each sample once the watch runs. */
@@ -136,12 +146,35 @@ class ControllerSampler {
   /** performance.now() when /proc/<pid> could no longer be read. */
   goneAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private scraping = false;
 
-  constructor(readonly pid: number) {}
+  constructor(
+    readonly pid: number,
+    private readonly metricsUrl: string,
+  ) {}
 
   start(): void {
     this.sample();
-    this.timer = setInterval(() => this.sample(), SAMPLE_INTERVAL_MS);
+    this.timer = setInterval(() => {
+      this.sample();
+      void this.scrape();
+    }, SAMPLE_INTERVAL_MS);
+  }
+
+  /** The lag samples taken from `from` on. */
+  lagSince(from: number): LagSample[] {
+    return this.lag.filter((s) => s.t >= from);
+  }
+
+  private async scrape(): Promise<void> {
+    if (this.scraping || this.goneAt !== undefined) return;
+    this.scraping = true;
+    try {
+      const { lag } = await scrapeController(this.metricsUrl, performance.now());
+      if (lag !== undefined) this.lag.push(lag);
+    } finally {
+      this.scraping = false;
+    }
   }
 
   stop(): void {
@@ -192,6 +225,7 @@ async function main(): Promise<void> {
     const reaper = Reaper.start();
     cleanups.push({ what: "close the reaper", run: () => reaper.close() });
     t = performance.now();
+    const metricsPort = await freePort();
     const platform = await Platform.start({
       kcpUrl: kcp.url,
       kcpKubeconfig: kcp.kubeconfig,
@@ -201,6 +235,8 @@ async function main(): Promise<void> {
       log,
       tenantAccounts: flags.tenants,
       otcDelays: { transitionDelayMs: OTC_DELAY_MS, cceClusterCreateMs: OTC_DELAY_MS, cceClusterDeleteMs: OTC_DELAY_MS, nodePoolSyncMs: OTC_DELAY_MS },
+      // Its event-loop lag, from its own metrics (the Platform turns them off otherwise).
+      controllerArgs: () => [`--metrics-bind-address=127.0.0.1:${metricsPort}`],
       ...(flags.profile ? { controllerNodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : {}),
     });
     cleanups.push({ what: "stop the platform", run: () => platform.stop() });
@@ -210,7 +246,7 @@ async function main(): Promise<void> {
     const controllerLog = join(dir, "provider-controller-1.log");
     log(`platform up in ${(platformMs / 1000).toFixed(1)} s; provider-controller pid ${pid}${flags.profile ? " (profiling)" : ""}, log ${controllerLog}`);
 
-    const sampler = new ControllerSampler(pid);
+    const sampler = new ControllerSampler(pid, `http://127.0.0.1:${metricsPort}/metrics`);
     sampler.start();
     cleanups.push({ what: "stop sampling", run: () => sampler.stop() });
 
@@ -263,7 +299,7 @@ async function main(): Promise<void> {
         nextProgress += PROGRESS_INTERVAL_MS;
         const usage = sampler.latest;
         log(
-          `${readyWatch.readyAt.size}/${flags.tenants} Ready after ${((now - firstOrder) / 1000).toFixed(0)} s; ` +
+          `${readyWatch.reconciledAt.size} reconciled once, ${readyWatch.readyAt.size}/${flags.tenants} Ready after ${((now - firstOrder) / 1000).toFixed(0)} s; ` +
             `controller RSS ${usage === undefined ? "?" : (usage.rssBytes / 2 ** 20).toFixed(0)} MiB, CPU ${usage?.cpuSeconds.toFixed(0) ?? "?"} s`,
         );
       }
@@ -286,6 +322,8 @@ async function main(): Promise<void> {
     const readyTimes = [...readyWatch.readyAt];
     const readiness: ReadinessFigures = {
       ordered: flags.tenants,
+      reconciledOnce: readySummary([...readyWatch.reconciledAt.values()].map((at) => at - firstOrder)),
+      lag: lagFigures(sampler.lagSince(firstOrder)),
       ready,
       waitedSeconds: (end - firstOrder) / 1000,
       timedOut,

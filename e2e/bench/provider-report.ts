@@ -6,6 +6,7 @@
  */
 import type { ProfileSummary } from "./cpu-profile.js";
 import { percentile } from "./measure.js";
+import type { LagFigures } from "./provider-sim-report.js";
 import { formatTable, mib, ms } from "./report.js";
 
 export interface ReadySummary {
@@ -35,6 +36,10 @@ export interface SetupFigures {
 
 export interface ReadinessFigures {
   readonly ordered: number;
+  /** First order → each cluster's first condition: the controller's first pass over it had ended. */
+  readonly reconciledOnce: ReadySummary;
+  /** The controller's event-loop lag from the first order until the run stopped waiting. */
+  readonly lag: LagFigures;
   /** Ready (condition Ready True and the kubeconfig Secret named) when the run stopped waiting. */
   readonly ready: number;
   /** Seconds from the first order until the run stopped waiting. */
@@ -86,6 +91,10 @@ export function renderProviderTable(tenants: number, setup: SetupFigures, readin
     ["setup: platform (workload cluster, simulators, controller)", duration(setup.platformMs)],
     [`setup: ${tenants} tenant workspaces, ${setup.workspaceConcurrency} at a time`, duration(setup.workspacesMs)],
     [`orders: all ${readiness.ordered} sent, ${setup.orderConcurrency} at a time`, duration(setup.ordersMs)],
+    [`clusters reconciled once (a first condition) after ${seconds(readiness.waitedSeconds)}`, `${readiness.reconciledOnce.count} / ${readiness.ordered}`],
+    ["first order -> reconciled once: p50", duration(readiness.reconciledOnce.p50Ms)],
+    ["first order -> every cluster reconciled once", readiness.reconciledOnce.count === readiness.ordered ? duration(readiness.reconciledOnce.maxMs) : "not all"],
+    [`controller event-loop lag p50 / p99 / max (${readiness.lag.samples} 1 s samples)`, `${ms(readiness.lag.p50Ms)} / ${ms(readiness.lag.p99Ms)} / ${ms(readiness.lag.maxMs)}`],
     [`clusters Ready after ${seconds(readiness.waitedSeconds)}${readiness.timedOut ? " (timeout)" : ""}`, `${readiness.ready} / ${readiness.ordered}`],
     ["first order -> Ready: p50", duration(first.p50Ms)],
     ["first order -> Ready: p90", duration(first.p90Ms)],

@@ -56,12 +56,10 @@ import {
   type ProcessFigures,
   type SessionFigures,
 } from "./report.js";
-import { log } from "./platform-run.js";
+import { log, WORKSPACE_CONCURRENCY } from "./platform-run.js";
 import { SideProcess } from "./side-process.js";
 
 const WIDGETS = `${WIDGETS_PATH}/namespaces/default/widgets`;
-/** Workspace creation is kcp's slowest step; more than a few at once only queues inside kcp. */
-const WORKSPACE_CONCURRENCY = 8;
 const BURST_CONCURRENCY = 16;
 const FLOOD_CONCURRENCY = 32;
 const QUIET_INTERVAL_MS = 200;

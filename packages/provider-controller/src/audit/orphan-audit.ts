@@ -6,13 +6,15 @@
  * as teardown would (orphans.ts decides what).
  *
  * Each audit lists our objects on the infrastructure cluster from the API
- * server, then asks each owner's workspace, live, whether its cluster still
- * exists. It decides nothing while the APIExport source has not synced every
- * shard, and an owner counts as absent only on a 404 naming the cluster
- * itself, from a workspace that binds the export: every other answer, a
- * timeout, and a workspace this controller does not serve (its binding may
- * be gone, or it may be another controller's: not cheaply told apart) count
- * as unknown, which is never an orphan. Every call has a deadline.
+ * server, then finds out whether each owner still exists: from the cache
+ * where it shows the owner, else by asking the owner's workspace live, a few
+ * calls at a time (owner-presence.ts). It decides nothing while the
+ * APIExport source has not synced every shard, and an owner counts as absent
+ * only on a 404 naming the cluster itself, from a workspace that binds the
+ * export: every other answer, a timeout, and a workspace this controller
+ * does not serve (its binding may be gone, or it may be another
+ * controller's: not cheaply told apart) count as unknown, which is never an
+ * orphan. Every call has a deadline.
  *
  * Runs on the leader only (provider-manager.ts): the one instance that
  * writes. Sharded, every replica audits the tenants whose slot it holds
@@ -20,14 +22,13 @@
  * audit runs.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { MANAGED_BY, MANAGED_BY_LABEL, TENANT_NAMESPACE_PREFIX } from "@edgeconnect/provisioning";
-import { requestKey, type ApiExportSource, type ControllerLogger, type EventRecorder, type Request } from "@edgeconnect/runtime";
+import type { ApiExportSource, ControllerLogger, EventRecorder, WatchedResource } from "@edgeconnect/runtime";
 import { kindPath, NAMESPACES } from "../infrastructure/infrastructure-cluster.js";
 import type { ProviderMetrics } from "../metrics/provider-metrics.js";
-import { kubernetesClusterPath } from "../tenant/tenant-resources.js";
-import { AUDITED_KINDS, decide, owners, workspaces, type AuditDecision, type Deletion, type Listed, type Orphan, type Presence } from "./orphans.js";
+import { AUDITED_KINDS, decide, owners, workspaces, type AuditDecision, type Deletion, type Listed, type Orphan } from "./orphans.js";
+import { ownerPresence } from "./owner-presence.js";
 
 /** Deadline of each call the audit makes. */
 export const AUDIT_CALL_TIMEOUT_MS = 10_000;
@@ -40,6 +41,8 @@ export const ORPHAN_REASON = "OrphanedInfrastructure";
 
 export interface OrphanAuditOptions {
   readonly source: Pick<ApiExportSource, "hasSynced" | "scopeFor" | "boundClusters">;
+  /** The watched KubernetesClusters: an owner the cache shows is present without asking kcp. */
+  readonly clusters: WatchedResource<KubeObject>;
   /** The infrastructure cluster. */
   readonly infra: RestClient;
   readonly recorder: Pick<EventRecorder, "event">;
@@ -92,12 +95,12 @@ export class OrphanAudit {
       await Promise.all(AUDITED_KINDS.map(async (kind) => (await infra.list<KubeObject>(kindPath(kind), { query: { labelSelector } })).items.map((obj) => ({ kind, obj }))))
     ).flat().filter(({ obj }) => this.serves(obj.metadata?.namespace));
     const namespaces = (await infra.list<KubeObject>(kindPath(NAMESPACES), { query: { labelSelector } })).items.filter((ns) => this.serves(ns.metadata?.name));
-    const bound = new Set(source.boundClusters());
-
-    const owning = owners(owned);
-    const clusters = new Map(await Promise.all(owning.map(async (owner) => [requestKey(owner), await this.clusterPresence(owner, bound, signal)] as const)));
-    const tenants = workspaces(namespaces);
-    const present = new Map(await Promise.all(tenants.map(async (cluster) => [cluster, await this.workspacePresence(cluster, bound, signal)] as const)));
+    const { clusters, workspaces: present, asked } = await ownerPresence(
+      owners(owned),
+      workspaces(namespaces),
+      { source, clusters: this.options.clusters, bound: new Set(source.boundClusters()), timeoutMs: this.timeoutMs, logger },
+      signal,
+    );
     // A shard that left while we asked may have answered for a workspace it no longer serves.
     if (!source.hasSynced) {
       logger.info({}, "orphan audit dropped: the APIExport source lost a shard while it ran");
@@ -109,7 +112,7 @@ export class OrphanAudit {
     this.report(decision.orphans);
     this.previous = new Set(decision.orphans.map((orphan) => orphan.key));
     const unknown = [...clusters.values(), ...present.values()].filter((presence) => presence === "unknown").length;
-    logger.info({ objects: owned.length + namespaces.length, orphans: decision.orphans.length, unknown, deletions: decision.deletions.length }, "orphan audit done");
+    logger.info({ objects: owned.length + namespaces.length, asked, orphans: decision.orphans.length, unknown, deletions: decision.deletions.length }, "orphan audit done");
     for (const deletion of decision.deletions) if (this.serves(deletion.namespace ?? deletion.name)) await this.delete(infra, deletion);
     return decision;
   }
@@ -122,38 +125,6 @@ export class OrphanAudit {
   private serves(namespace: string | undefined): boolean {
     if (this.options.serves === undefined) return true;
     return namespace?.startsWith(TENANT_NAMESPACE_PREFIX) === true && this.options.serves(namespace.slice(TENANT_NAMESPACE_PREFIX.length));
-  }
-
-  /** Only a workspace that binds the export answers for its clusters: elsewhere a 404 may mean "not served", not "gone". */
-  private tenantClient(cluster: string, bound: ReadonlySet<string>, signal: AbortSignal): RestClient | undefined {
-    if (!bound.has(cluster)) return undefined;
-    return this.options.source.scopeFor(cluster, AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]))?.client.withTimeout(this.timeoutMs);
-  }
-
-  private async clusterPresence(owner: Request, bound: ReadonlySet<string>, signal: AbortSignal): Promise<Presence> {
-    const client = this.tenantClient(owner.cluster, bound, signal);
-    if (client === undefined) return "unknown";
-    try {
-      await client.get(kubernetesClusterPath(owner.namespace, owner.name));
-      return "present";
-    } catch (err) {
-      // A 404 for the object names it; one for a resource the server does not serve (yet, or any more) does not.
-      if (err instanceof HttpStatusError && err.status === 404 && err.statusObject?.details?.["name"] === owner.name) return "absent";
-      this.options.logger.info({ err, cluster: owner.cluster }, "orphan audit: no clear answer about a KubernetesCluster; counted as unknown");
-      return "unknown";
-    }
-  }
-
-  private async workspacePresence(cluster: string, bound: ReadonlySet<string>, signal: AbortSignal): Promise<Presence> {
-    const client = this.tenantClient(cluster, bound, signal);
-    if (client === undefined) return "unknown";
-    try {
-      const list = await client.list(collectionPath(KUBERNETES_CLUSTER_RESOURCE), { query: { limit: 1 } });
-      return list.items.length === 0 ? "absent" : "present";
-    } catch (err) {
-      this.options.logger.info({ err, cluster }, "orphan audit: no clear answer about a workspace's KubernetesClusters; counted as unknown");
-      return "unknown";
-    }
   }
 
   private report(orphans: readonly Orphan[]): void {

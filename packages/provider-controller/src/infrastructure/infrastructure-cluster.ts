@@ -6,8 +6,9 @@
  * reconcile's signal and confined to one tenant namespace by the caller.
  */
 import { ApiDiscovery, HttpStatusError, type DiscoveredResource, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
-import { CLUSTER_NAMESPACE_INDEX, Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
+import { CLUSTER_NAMESPACE_INDEX, joinKey, Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
+import { appliedAlready, withAppliedRecord } from "./applied-record.js";
 import { InfrastructureReachability } from "./reachability.js";
 
 export const FIELD_MANAGER = "provider-controller";
@@ -129,7 +130,10 @@ export class InfrastructureCluster {
 
   /** The same client with every call bound to `signal`: a reconcile's view. */
   bound(signal: AbortSignal): InfrastructureWrites {
-    return new InfrastructureWrites(this.client.withSignal(signal), this.discovery, signal);
+    return new InfrastructureWrites(this.client.withSignal(signal), this.discovery, signal, (kind) => {
+      const store = this.stores.get(kind.kind);
+      return store && ((namespace, name) => store.get(joinKey({ cluster: "", namespace: namespace ?? "", name })));
+    });
   }
 }
 
@@ -139,6 +143,8 @@ export class InfrastructureWrites {
     private readonly client: RestClient,
     private readonly discovery: ApiDiscovery,
     private readonly signal: AbortSignal,
+    /** How to read `kind`'s cache; undefined for a kind without one. */
+    private readonly cacheOf: (kind: InfraKind) => ((namespace: string | undefined, name: string) => DeepReadonly<KubeObject> | undefined) | undefined,
   ) {}
 
   /** The kind `apiVersion`/`kind` as served; undefined when the API server serves no such kind. */
@@ -174,12 +180,19 @@ export class InfrastructureWrites {
    * conflicts are forced. Strict field validation: a field the served
    * schema lacks (a provider version without it) fails loudly instead of
    * being pruned. Resolves with the object as stored (`R`: with its status).
+   * For a cached kind, an apply that would change nothing (applied-record.ts)
+   * is not sent, and resolves with the cached object.
    */
   async apply<T extends KubeObject, R extends KubeObject = T>(kind: InfraKind, obj: T): Promise<R> {
     const namespace = obj.metadata?.namespace;
     const name = obj.metadata?.name;
     if (name === undefined) throw new Error(`${kind.kind} to apply has no name`);
-    return this.client.apply<R>(kindPath(kind, namespace, name), obj, FIELD_MANAGER, { fieldValidation: "Strict" });
+    const cache = this.cacheOf(kind);
+    if (cache === undefined) return this.client.apply<R>(kindPath(kind, namespace, name), obj, FIELD_MANAGER, { fieldValidation: "Strict" });
+    const body = withAppliedRecord(obj);
+    const cached = cache(namespace, name);
+    if (appliedAlready(body, cached)) return cached as unknown as R;
+    return this.client.apply<R>(kindPath(kind, namespace, name), body, FIELD_MANAGER, { fieldValidation: "Strict" });
   }
 
   /** Creates `obj` unless it exists; returns what is there. For objects whose content must never change once made (keys). */

@@ -202,6 +202,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
     flags.orphanAuditIntervalMs > 0
       ? new OrphanAudit({
           source,
+          clusters: resources.clusters,
           infra: options.infra,
           recorder: infraRecorder,
           metrics: providerMetrics,
