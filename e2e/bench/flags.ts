@@ -24,6 +24,8 @@ export interface BenchFlags {
   readonly kubeconfig: string | undefined;
   /** A peer controller to run after ours on the same kcp, compared figure by figure; undefined runs none. */
   readonly peer: Peer | undefined;
+  /** With a peer: rounds of both, alternating which goes first; each figure is the median over the rounds. */
+  readonly rounds: number;
 }
 
 /** `go`: scripts/binaries/widget-controller-go, on kcp's multicluster-provider. */
@@ -31,7 +33,7 @@ export type Peer = "go";
 const PEERS: readonly Peer[] = ["go"];
 
 export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--noisy-tenants N] [--noisy N]
-                            [--noisy-ms MS] [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE] [--peer go]
+                            [--noisy-ms MS] [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE] [--peer go [--rounds N]]
   --tenants     tenant workspaces bound to the export (default 100, at least 2 and more than --noisy-tenants)
   --objects     widgets per tenant created before the controller starts (default 2)
   --flood       widgets one tenant creates at once in the fairness phase (default 5000)
@@ -45,9 +47,11 @@ export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [
   --out         JSON result path (default .cache/bench/runtime-<ISO timestamp>.json)
   --kubeconfig  admin kubeconfig of a running kcp instead of starting one
   --peer go     also run the Go peer (multicluster-provider + controller-runtime) through the same phases
-                after ours, from the same starting state, and compare each figure`;
+                after ours, from the same starting state, and compare each figure
+  --rounds      with --peer: rounds of both controllers, ours first in odd rounds and the peer first in even
+                ones; each figure is the median over the rounds (default 1)`;
 
-const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, "noisy-tenants": 3, noisy: 1000, "noisy-ms": 200 } as const;
+const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, "noisy-tenants": 3, noisy: 1000, "noisy-ms": 200, rounds: 1 } as const;
 type NumericFlag = keyof typeof NUMERIC;
 
 export function parseFlags(argv: readonly string[]): BenchFlags {
@@ -56,6 +60,8 @@ export function parseFlags(argv: readonly string[]): BenchFlags {
   const noisyTenants = numeric("noisy-tenants", 1);
   const peer = values.get("peer");
   if (peer !== undefined && !PEERS.includes(peer as Peer)) throw new Error(`--peer must be one of ${PEERS.join(", ")}, not ${JSON.stringify(peer)}\n${USAGE}`);
+  const rounds = numeric("rounds", 1);
+  if (rounds > 1 && peer === undefined) throw new Error(`--rounds alternates ours with a peer: give --peer too\n${USAGE}`);
   return {
     // The fairness and isolation phases need busy tenants and a quiet one besides.
     tenants: numeric("tenants", Math.max(2, noisyTenants + 1)),
@@ -69,6 +75,7 @@ export function parseFlags(argv: readonly string[]): BenchFlags {
     out: values.get("out"),
     kubeconfig: values.get("kubeconfig"),
     peer: peer as Peer | undefined,
+    rounds,
   };
 }
 

@@ -14,6 +14,22 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] ?? Number.NaN;
 }
 
+/**
+ * Objects of one shape as one: each number the median of its values (the
+ * lower middle one for an even count, so a figure is always one measured),
+ * anything else as in the last object.
+ */
+export function medianOf<T>(values: readonly T[]): T {
+  const last = values.at(-1);
+  if (last === undefined) throw new Error("no values to take the median of");
+  if (typeof last === "number") {
+    const sorted = (values as readonly number[]).filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+    return (sorted.length === 0 ? last : sorted[Math.floor((sorted.length - 1) / 2)]) as T;
+  }
+  if (last === null || typeof last !== "object" || Array.isArray(last)) return last;
+  return Object.fromEntries(Object.keys(last).map((key) => [key, medianOf(values.map((value) => (value as Record<string, unknown>)[key]))])) as T;
+}
+
 export interface LatencySummary {
   readonly count: number;
   readonly p50Ms: number;

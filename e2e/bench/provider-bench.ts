@@ -323,6 +323,7 @@ async function main(): Promise<void> {
     const readiness: ReadinessFigures = {
       ordered: flags.tenants,
       reconciledOnce: readySummary([...readyWatch.reconciledAt.values()].map((at) => at - firstOrder)),
+      reconciledOnceFromOwnOrder: readySummary([...readyWatch.reconciledAt].map(([key, at]) => at - (orderedAt.get(key) ?? firstOrder))),
       lag: lagFigures(sampler.lagSince(firstOrder)),
       ready,
       waitedSeconds: (end - firstOrder) / 1000,

@@ -14,8 +14,10 @@
  * `--noisy-tenants` tenants fail after `--noisy-ms`, over and over. With
  * `--peer go` the Go peer (scripts/binaries/widget-controller-go) then runs
  * the same session after ours, once every tenant's widgets are back to the
- * pre-created ones without status, so both start from the same state. The
- * bare client then repeats burst and flood. Tables go to stdout, progress to
+ * pre-created ones without status, so both start from the same state;
+ * `--rounds N` repeats both, the peer going first in even rounds, and
+ * reports each figure's median over the rounds (every round in the JSON).
+ * The bare client then repeats burst and flood. Tables go to stdout, progress to
  * stderr, every figure to a JSON file.
  *
  * Latency runs from just before the create (or update) request here to the
@@ -36,13 +38,12 @@ import {
   REPO_ROOT,
   resolveBinary,
   TestEnvironment,
-  type ResolvedBinary,
   type Workspace,
 } from "@edgeconnect/testenv";
 import { bindWidgetExport, installWidgetExport, WIDGET_EXPORT, WIDGETS_PATH } from "../src/widget-export.js";
 import { NOISY_LABEL, type GoPeerConfig, type OursConfig } from "./child-protocol.js";
 import { parseFlags, type BenchFlags } from "./flags.js";
-import { pool, Probe, retries, sleep, Tracker, withRetry, type LatencySummary } from "./measure.js";
+import { medianOf, pool, Probe, retries, sleep, Tracker, withRetry, type LatencySummary } from "./measure.js";
 import {
   isolationRatios,
   peerRatios,
@@ -285,6 +286,15 @@ interface SessionRun {
   readonly reconcileResults: Record<string, number>;
 }
 
+const roundFigures = (run: SessionRun) => ({ pid: run.pid, ...run.figures, reconcileResults: run.reconcileResults });
+
+/** One side's rounds as one: every figure the median over the rounds; pid and reconcile counts of the last. */
+function medianRun(runs: readonly SessionRun[]): SessionRun {
+  const last = runs.at(-1);
+  if (last === undefined) throw new Error("no session ran");
+  return { ...last, figures: medianOf(runs.map((run) => run.figures)) };
+}
+
 /**
  * A controller (ours, or a peer) in a process of its own through initial
  * sync, burst, flood and isolation; stopped at the end. The clock of the
@@ -410,17 +420,26 @@ async function main(): Promise<void> {
       maxInFlightPerTenant: flags.maxInFlightPerTenant,
       noisyReconcileMs: flags.noisyMs,
     };
-    const ours = await controllerSession(scenario, oursConfig, maxInFlightPerTenant, onReconciled, cleanups);
-    let peer: (SessionRun & { readonly binary: ResolvedBinary }) | undefined;
-    if (peerBinary !== undefined) {
-      const binary = peerBinary;
-      log(`go peer on multicluster-provider ${binary.version} (${binary.source}): ${binary.path}`);
-      await scenario.reset();
-      log(`widgets reset to the ${scenario.precreated} pre-created ones for the go peer`);
-      const goConfig: GoPeerConfig = { side: "go", binary: binary.path, kubeconfig, provider: provider.path, workers: flags.workers, noisyReconcileMs: flags.noisyMs };
-      // controller-runtime's queue has no per-tenant cap: every worker may serve one tenant.
-      peer = { ...(await controllerSession(scenario, goConfig, flags.workers, onReconciled, cleanups)), binary };
+    const goConfig: GoPeerConfig | undefined =
+      peerBinary === undefined ? undefined : { side: "go", binary: peerBinary.path, kubeconfig, provider: provider.path, workers: flags.workers, noisyReconcileMs: flags.noisyMs };
+    if (peerBinary !== undefined) log(`go peer on multicluster-provider ${peerBinary.version} (${peerBinary.source}): ${peerBinary.path}`);
+    // Round by round, alternating who goes first, so that neither side always meets the kcp the other just loaded.
+    const runs: { ours: SessionRun[]; go: SessionRun[] } = { ours: [], go: [] };
+    for (let round = 1; round <= flags.rounds; round++) {
+      const sides = goConfig === undefined ? (["ours"] as const) : round % 2 === 1 ? (["ours", "go"] as const) : (["go", "ours"] as const);
+      for (const side of sides) {
+        if (runs.ours.length + runs.go.length > 0) {
+          await scenario.reset();
+          log(`widgets reset to the ${scenario.precreated} pre-created ones`);
+        }
+        if (flags.rounds > 1) log(`round ${round} of ${flags.rounds}: ${side}`);
+        // controller-runtime's queue has no per-tenant cap: every worker may serve one tenant.
+        if (side === "go" && goConfig !== undefined) runs.go.push(await controllerSession(scenario, goConfig, flags.workers, onReconciled, cleanups));
+        else runs.ours.push(await controllerSession(scenario, oursConfig, maxInFlightPerTenant, onReconciled, cleanups));
+      }
     }
+    const ours = medianRun(runs.ours);
+    const peer = peerBinary === undefined ? undefined : { ...medianRun(runs.go), binary: peerBinary };
 
     // Ceiling: the bare client on the same virtual workspace, in a process of its own too.
     const [endpoint] = await apiExportEndpoints(provider, WIDGET_EXPORT);
@@ -468,6 +487,7 @@ async function main(): Promise<void> {
       kcp: { started: flags.kubeconfig === undefined, binaryVersion: kcpBinaryVersion ?? null, serverVersion, endpoint },
       setup: { workspacesMs, precreatedObjects: scenario.precreated },
       ours: { pid: ours.pid, ...ours.figures, reconcileResults: ours.reconcileResults },
+      ...(flags.rounds > 1 ? { rounds: { ours: runs.ours.map(roundFigures), peer: runs.go.map(roundFigures) } } : {}),
       ceiling: { ...ceiling, watchErrors: bareWatchErrors },
       ratios: r,
       ...(peer === undefined
