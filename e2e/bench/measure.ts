@@ -16,15 +16,17 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 /**
  * Objects of one shape as one: each number the median of its values (the
- * lower middle one for an even count, so a figure is always one measured),
- * anything else as in the last object.
+ * mean of the two middle ones for an even count), anything else as in the
+ * last object.
  */
 export function medianOf<T>(values: readonly T[]): T {
   const last = values.at(-1);
   if (last === undefined) throw new Error("no values to take the median of");
   if (typeof last === "number") {
     const sorted = (values as readonly number[]).filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-    return (sorted.length === 0 ? last : sorted[Math.floor((sorted.length - 1) / 2)]) as T;
+    if (sorted.length === 0) return last;
+    const upper = Math.floor(sorted.length / 2);
+    return (sorted.length % 2 === 1 ? sorted[upper] : ((sorted[upper - 1] ?? 0) + (sorted[upper] ?? 0)) / 2) as T;
   }
   if (last === null || typeof last !== "object" || Array.isArray(last)) return last;
   return Object.fromEntries(Object.keys(last).map((key) => [key, medianOf(values.map((value) => (value as Record<string, unknown>)[key]))])) as T;
