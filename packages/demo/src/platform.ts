@@ -126,7 +126,8 @@ export interface PlatformOptions {
   /**
    * Provider-controller processes to run side by side, all with the same
    * flags (pass `--sharded` in `controllerArgs` for more than one). Default
-   * 1. The single-controller methods act on replica 0.
+   * 1; 0 when the controller is run otherwise (`make run-kcp-local`). The
+   * single-controller methods act on replica 0.
    */
   readonly controllerReplicas?: number;
 }
@@ -252,7 +253,7 @@ export class Platform {
         ...(options.reaper ? { reaper: options.reaper } : {}),
       });
       started.push(() => platform.crossplane?.stop() ?? Promise.resolve());
-      for (let i = 0; i < Math.max(1, options.controllerReplicas ?? 1); i++) platform.controllers.push(platform.startController());
+      for (let i = 0; i < (options.controllerReplicas ?? 1); i++) platform.controllers.push(platform.startController());
       log(`Crossplane OTC provider simulator and ${platform.controllers.length} provider-controller replica(s) running`);
       return platform;
     } catch (err) {
@@ -356,7 +357,12 @@ export class Platform {
   /** The credentials file of the seed's AK/SK format, for tenant `index`'s project. */
   accessKeyCredentials(index: number): string {
     const user = this.tenantCredentials(index);
-    return `${JSON.stringify({ access_key: TENANT_ACCESS_KEY.accessKey, secret_key: TENANT_ACCESS_KEY.secretKey, auth_url: `${this.otc.url}/v3`, region: "eu-de", tenant_name: user.projectName }, null, 2)}\n`;
+    return `${JSON.stringify({ access_key: this.accessKey.accessKey, secret_key: this.accessKey.secretKey, auth_url: `${this.otc.url}/v3`, region: "eu-de", tenant_name: user.projectName }, null, 2)}\n`;
+  }
+
+  /** The access key the simulator accepts for every tenant's project. */
+  get accessKey(): { readonly accessKey: string; readonly secretKey: string } {
+    return TENANT_ACCESS_KEY;
   }
 
   /** Stops the controller as a crash would (SIGKILL), then starts a new one. */

@@ -5,7 +5,7 @@
  *   `/clusters/<name>`, `/clusters/*` and virtual-workspace URLs included, with
  *   credentials and TLS from a kubeconfig.
  * - `ApiDiscovery`: which resource serves a kind, for objects of kinds not
- *   known in advance (manifests, templates).
+ *   known in advance (manifests, templates); `applyManifests` on it.
  * - Logical-cluster identity: the `kcp.io/cluster` annotation and the tenant
  *   `fingerprint` (first 12 hex characters of SHA-256).
  * - Types of kcp's API objects, generated from kcp's own CRDs at the pinned
@@ -28,6 +28,7 @@ export {
   type KubeconfigUser,
 } from "./kubeconfig.js";
 export { CLUSTER_ANNOTATION, clusterOf, fingerprint } from "./logical-cluster.js";
+export { applyManifests, manifestPath, parseManifests, type ManifestTarget } from "./manifests.js";
 export {
   RestClient,
   type KubeList,
