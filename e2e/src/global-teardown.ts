@@ -64,7 +64,12 @@ async function guardCredentials(state: EnvironmentState): Promise<void> {
   if (!reportPassed(report)) process.exitCode = 1;
 }
 
-async function inspect(state: EnvironmentState): Promise<GuardReport> {
+/**
+ * The guard's scan of an environment: Events and statuses on both servers,
+ * their logs, and the process logs under `logDir`. Exported for the chaos
+ * run, which scans its own environment.
+ */
+export async function inspect(state: EnvironmentState, logDir = process.env.EDGECONNECT_E2E_LOG_DIR): Promise<GuardReport> {
   const credentials = [...kubeconfigCredentials(state.kcp.kubeconfig, "kcp"), ...fixtureCredentials(REPO_ROOT, TEST_SOURCES)];
   const texts: ScannedText[] = [];
   const unreadable: string[] = [];
@@ -97,7 +102,6 @@ async function inspect(state: EnvironmentState): Promise<GuardReport> {
     }
     texts.push(...serverLogTexts(dirname(state.infra.kubeconfig)));
   }
-  const logDir = process.env.EDGECONNECT_E2E_LOG_DIR;
   if (logDir !== undefined) texts.push(...logTexts(logDir, (path) => relative(REPO_ROOT, path)));
 
   return { scanned: { texts: texts.length, credentials: credentials.length }, findings: findCredentials(texts, credentials), unreadable };

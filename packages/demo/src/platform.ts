@@ -130,6 +130,12 @@ export interface PlatformOptions {
    * single-controller methods act on replica 0.
    */
   readonly controllerReplicas?: number;
+  /**
+   * Where the controller reaches the infrastructure cluster under
+   * `leastPrivilege` (its ServiceAccount's token rides along): a proxy in
+   * front of it, for tests that cut its watches. Default the cluster itself.
+   */
+  readonly controllerInfraServer?: string;
 }
 
 export interface ControllerIdentityOptions {
@@ -146,6 +152,8 @@ export interface ControllerIdentityOptions {
   readonly release: string;
   /** The chart's `clusterApi.enabled`. */
   readonly clusterApi?: boolean;
+  /** Where the controller reaches the infrastructure cluster, if not where the admin does (a proxy that cuts its watches). */
+  readonly infraServer?: string;
 }
 
 /** What the controller runs as under `leastPrivilege`. */
@@ -239,6 +247,7 @@ export class Platform {
           dir: options.dir,
           release: `provider-controller-${options.runId ?? randomBytes(3).toString("hex")}`,
           ...(options.clusterApi === undefined ? {} : { clusterApi: options.clusterApi }),
+          ...(options.controllerInfraServer === undefined ? {} : { infraServer: options.controllerInfraServer }),
         });
         platform.identities = identities;
         started.push(() => removeInfraObjects(infra, identities.infraObjects));
@@ -300,6 +309,7 @@ export class Platform {
         ...readKubeconfig(options.infraKubeconfig),
         name: `${namespace}:${serviceAccount}`,
         token,
+        ...(options.infraServer === undefined ? {} : { server: options.infraServer }),
       });
       return { kcpKubeconfig, infraKubeconfig, serviceAccount: { namespace, name: serviceAccount }, infraObjects };
     } finally {

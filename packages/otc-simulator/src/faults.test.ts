@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { DELAY_MS, PROJECT, startTestSimulator, SUBNET, type TestSimulator, text } from "./test-client.fixture.js";
+import { CREDENTIALS, DELAY_MS, PROJECT, startTestSimulator, SUBNET, type TestSimulator, text } from "./test-client.fixture.js";
 
 describe("faults and the request log", () => {
   let t: TestSimulator;
@@ -36,6 +36,13 @@ describe("faults and the request log", () => {
     const invalid = await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body: { publicip: {} } });
     expect(invalid.status).toBe(400);
     t.sim.faults.clear();
+  });
+
+  it("matches a path by its suffix, below ids", async () => {
+    t.sim.faults.failNext({ method: "GET", pathSuffix: "/publicips" }, 502);
+    expect((await t.call("GET", projects)).status).toBe(200);
+    expect((await t.call("GET", `/v1/${PROJECT.id}/publicips`)).status).toBe(502);
+    expect((await t.call("GET", `/v1/${PROJECT.id}/publicips`)).status).toBe(200);
   });
 
   it("uses a custom failure body", async () => {
@@ -81,7 +88,8 @@ describe("faults and the request log", () => {
     await t.call("GET", `/v1/${PROJECT.id}/cloudservers/missing`);
     await t.call("GET", projects, { unsigned: true });
     expect(t.sim.faults.requests.slice(before)).toEqual([
-      { method: "GET", path: `/v1/${PROJECT.id}/cloudservers/missing`, query: "", status: 404 },
+      { method: "GET", path: `/v1/${PROJECT.id}/cloudservers/missing`, query: "", status: 404, caller: { user: `access-key:${CREDENTIALS.accessKey}` } },
+      // Refused before anyone was authenticated: no caller.
       { method: "GET", path: "/v3/projects", query: `?name=${PROJECT.name}`, status: 401 },
     ]);
   });

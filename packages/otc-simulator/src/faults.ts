@@ -14,6 +14,8 @@ export interface RequestMatch {
   readonly method?: string;
   /** Path prefix, e.g. `/v2.0/lbaas/listeners`; default any. */
   readonly pathPrefix?: string;
+  /** Path suffix, for a call below ids, e.g. `/clustercert`; default any. */
+  readonly pathSuffix?: string;
 }
 
 export interface RequestLogEntry {
@@ -22,6 +24,18 @@ export interface RequestLogEntry {
   readonly path: string;
   readonly query: string;
   readonly status: number;
+  /** Who asked, where the request said: checks that no tenant acts in another's project. */
+  readonly caller?: Caller;
+}
+
+/**
+ * The identity a request acted with: an IAM token's user (`domain/user`) and
+ * project, the user and project of a token being issued, or an AK/SK-signed
+ * request's access key and X-Project-Id.
+ */
+export interface Caller {
+  readonly user?: string;
+  readonly project?: string;
 }
 
 interface Failure {
@@ -90,7 +104,7 @@ export class Faults {
   /** @internal the server's hooks */
   takeFailure(method: string, path: string, phase: FaultPhase = "before"): { status: number; body: unknown } | undefined {
     const failure = this.failures.find(
-      (candidate) => candidate.remaining > 0 && candidate.phase === phase && matches(candidate.match, method, path),
+      (candidate) => candidate.remaining > 0 && candidate.phase === phase && requestMatches(candidate.match, method, path),
     );
     if (failure === undefined) return undefined;
     failure.remaining -= 1;
@@ -100,7 +114,7 @@ export class Faults {
 
   /** @internal */
   delayFor(method: string, path: string): number {
-    return this.delays.filter((delay) => matches(delay.match, method, path)).reduce((sum, delay) => sum + delay.ms, 0);
+    return this.delays.filter((delay) => requestMatches(delay.match, method, path)).reduce((sum, delay) => sum + delay.ms, 0);
   }
 
   /** @internal */
@@ -109,7 +123,8 @@ export class Faults {
   }
 }
 
-function matches(match: RequestMatch, method: string, path: string): boolean {
+/** Whether a request of `method` on `path` is one `match` names. */
+export function requestMatches(match: RequestMatch, method: string, path: string): boolean {
   if (match.method !== undefined && match.method.toUpperCase() !== method) return false;
-  return match.pathPrefix === undefined || path.startsWith(match.pathPrefix);
+  return (match.pathPrefix === undefined || path.startsWith(match.pathPrefix)) && (match.pathSuffix === undefined || path.endsWith(match.pathSuffix));
 }

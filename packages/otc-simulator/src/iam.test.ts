@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { at, OTHER_PROJECT, pluck, PROJECT, startTestSimulator, type TestSimulator, text, USER } from "./test-client.fixture.js";
+import { at, CREDENTIALS, OTHER_PROJECT, pluck, PROJECT, startTestSimulator, type TestSimulator, text, USER } from "./test-client.fixture.js";
 
 describe("IAM project lookup", () => {
   let t: TestSimulator;
@@ -93,6 +93,21 @@ describe("IAM password tokens", () => {
     expect((await t.call("GET", `/api/v3/projects/${OTHER_PROJECT.id}/clusters`, { token })).status).toBe(403);
     const other = await issue(OTHER_PROJECT.name);
     expect((await t.call("GET", `/v1/${OTHER_PROJECT.id}/publicips`, { token: other })).status).toBe(200);
+  });
+
+  it("logs who asked: the user and project of a token issued and used, the access key and project of a signed request", async () => {
+    const from = t.sim.faults.requests.length;
+    const token = await issue();
+    await t.call("GET", `/v1/${PROJECT.id}/publicips`, { token });
+    await t.call("GET", `/v1/${OTHER_PROJECT.id}/publicips`, { token });
+    await t.call("GET", `/v1/${PROJECT.id}/publicips`, { project: PROJECT.id });
+    const user = `${USER.domainName}/${USER.userName}`;
+    expect(t.sim.faults.requests.slice(from).map((entry) => [entry.status, entry.caller])).toEqual([
+      [201, { user, project: PROJECT.id }],
+      [200, { user, project: PROJECT.id }],
+      [403, { user, project: PROJECT.id }],
+      [200, { user: `access-key:${CREDENTIALS.accessKey}`, project: PROJECT.id }],
+    ]);
   });
 
   it("takes ELB v2's project from the token when X-Project-Id is absent", async () => {

@@ -28,7 +28,7 @@ export {
   type CertificateAndKey,
   type ClientCertificateRequest,
 } from "./workload-certificates.js";
-export { Faults, type FaultPhase, type RequestLogEntry, type RequestMatch } from "./faults.js";
+export { Faults, requestMatches, type Caller, type FaultPhase, type RequestLogEntry, type RequestMatch } from "./faults.js";
 export { MAX_CLOCK_SKEW_MS } from "./signature-check.js";
 export {
   DEFAULT_CCE_VERSIONS,

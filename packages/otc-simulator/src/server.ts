@@ -16,7 +16,7 @@ import { routeEcs } from "./ecs.js";
 import { routeEip } from "./eip.js";
 import { routeElbV2 } from "./elb-v2.js";
 import { routeElbV3 } from "./elb-v3.js";
-import { Faults } from "./faults.js";
+import { Faults, type Caller } from "./faults.js";
 import { routeCce } from "./cce.js";
 import { authenticateToken, isTokenRequest, routeIam } from "./iam.js";
 import { routeKeypairs } from "./keypairs.js";
@@ -165,15 +165,16 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   const method = (request.method ?? "GET").toUpperCase();
   const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "127.0.0.1"}`);
   let answer: ApiResponse;
+  const caller: { value?: Caller } = {};
   try {
-    answer = await answerRequest(context, method, url, request, requestId);
+    answer = await answerRequest(context, method, url, request, requestId, caller);
   } catch (error) {
     answer =
       error instanceof ApiError
         ? { status: error.status, body: errorBody(error, requestId) }
         : { status: 500, body: { error_msg: `simulator error: ${String(error)}`, error_code: "SIM.0500", request_id: requestId } };
   }
-  context.faults.record({ method, path: url.pathname, query: url.search, status: answer.status });
+  context.faults.record({ method, path: url.pathname, query: url.search, status: answer.status, ...(caller.value === undefined ? {} : { caller: caller.value }) });
   const headers = {
     ...answer.headers,
     "x-request-id": requestId,
@@ -183,7 +184,7 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   response.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
 }
 
-async function answerRequest(context: Context, method: string, url: URL, request: IncomingMessage, requestId: string): Promise<ApiResponse> {
+async function answerRequest(context: Context, method: string, url: URL, request: IncomingMessage, requestId: string, caller: { value?: Caller }): Promise<ApiResponse> {
   const body = await readBody(request);
   const headers = flattenHeaders(request);
   const path = segments(url);
@@ -191,6 +192,7 @@ async function answerRequest(context: Context, method: string, url: URL, request
   const token = headers["x-auth-token"];
   const scope = token === undefined ? undefined : authenticateToken(state, token);
   if (token === undefined && !isTokenRequest(method, path)) verifySignature({ method, url, headers, body }, context.credentials, state.clock());
+  caller.value = token === undefined ? signedCaller(headers) : tokenCaller(state, token);
 
   const wait = context.faults.delayFor(method, url.pathname);
   if (wait > 0) await sleep(wait);
@@ -217,7 +219,21 @@ async function answerRequest(context: Context, method: string, url: URL, request
     routeElbV2(apiRequest, state) ??
     routeElbV3(apiRequest, state, requestId);
   if (answer === undefined) throw new ApiError(404, "APIGW.0101", `The API does not exist or has not been published: ${method} ${url.pathname}`);
+  const issued = answer.headers?.["x-subject-token"];
+  if (issued !== undefined) caller.value = tokenCaller(state, issued);
   return context.faults.takeFailure(method, url.pathname, "after") ?? answer;
+}
+
+function tokenCaller(state: SimulatorState, token: string): Caller | undefined {
+  const issued = state.liveToken(token);
+  return issued === undefined ? undefined : { user: `${issued.user.domainName}/${issued.user.userName}`, project: issued.projectId };
+}
+
+function signedCaller(headers: Readonly<Record<string, string>>): Caller | undefined {
+  const key = /Access=([^,\s]+)/.exec(headers["authorization"] ?? "")?.[1];
+  const project = headers["x-project-id"];
+  if (key === undefined && project === undefined) return undefined;
+  return { ...(key === undefined ? {} : { user: `access-key:${key}` }), ...(project === undefined ? {} : { project }) };
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {

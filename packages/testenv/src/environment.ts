@@ -131,6 +131,11 @@ export class TestEnvironment {
     return path;
   }
 
+  /** Restarts kcp on its ports and state (`KcpServer.restart`). */
+  async restartKcp(): Promise<void> {
+    await this.kcp.restart();
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;

@@ -61,12 +61,14 @@ export const KCP_TOKEN_FILE = "static-tokens.csv";
 
 export class KcpServer {
   private constructor(
-    private readonly process: ServerProcess,
+    private process: ServerProcess,
     private readonly options: KcpServerOptions,
     /** kcp's state directory: root directory, logs, admin kubeconfig. */
     readonly dir: string,
     /** `https://127.0.0.1:<port>`. */
     readonly url: string,
+    /** Secure port, embedded etcd's client and peer ports: a restart reuses them, so clients keep their URLs. */
+    private readonly ports: readonly [number, number, number],
   ) {}
 
   static async start(options: KcpServerOptions): Promise<KcpServer> {
@@ -87,8 +89,12 @@ export class KcpServer {
   }
 
   private static async launch(options: KcpServerOptions, dir: string): Promise<KcpServer> {
-    const [securePort, etcdClientPort, etcdPeerPort] = await freePorts(3);
-    const process = ServerProcess.start({
+    const ports = (await freePorts(3)) as [number, number, number];
+    return new KcpServer(KcpServer.spawn(options, dir, ports), options, dir, `https://127.0.0.1:${ports[0]}`, ports);
+  }
+
+  private static spawn(options: KcpServerOptions, dir: string, [securePort, etcdClientPort, etcdPeerPort]: readonly [number, number, number]): ServerProcess {
+    return ServerProcess.start({
       name: "kcp",
       command: options.binary,
       args: [
@@ -108,7 +114,28 @@ export class KcpServer {
       logFile: join(dir, "kcp.log"),
       ...(options.reaper ? { reaper: options.reaper } : {}),
     });
-    return new KcpServer(process, options, dir, `https://127.0.0.1:${securePort}`);
+  }
+
+  /**
+   * Stops kcp (SIGTERM) and starts it again on the same ports and state, as
+   * an upgrade or a crash-restart does: clients keep their URLs and the
+   * static users their tokens; the admin kubeconfig gets a new token.
+   */
+  async restart(): Promise<void> {
+    await this.process.stop();
+    // kcp reads the shard admin's token back from this file, so it stays; the new process rewrites it with a new admin token.
+    const before = readFileSync(this.kubeconfigPath, "utf8");
+    this.process = KcpServer.spawn(this.options, this.dir, this.ports);
+    await eventually(
+      () => {
+        this.process.assertRunning();
+        const now = readFileSync(this.kubeconfigPath, "utf8");
+        // Not atomic: a half-written file lacks its last line.
+        return now !== before && now.includes("current-context") ? [true, undefined] : [false, "admin.kubeconfig not rewritten yet"];
+      },
+      { timeoutMs: this.options.startTimeoutMs ?? 180_000, description: "kcp admin kubeconfig after the restart" },
+    );
+    await this.waitUntilReady();
   }
 
   /** The admin kubeconfig kcp wrote on this start. Its current context is `root`. */

@@ -5,6 +5,9 @@
  * fast is the easy fault; a stall is what tests of deadlines and exclusivity
  * need, since only a stall shows code that waits forever.
  *
+ * It can *cut connections*: every open one is closed at once, watches
+ * included, as when a load balancer or the API server restarts.
+ *
  * It can also *hold responses*: requests reach the upstream (a write
  * commits) but their answers wait, as over a slow network; that shows code
  * which times what the server did from when the answer came.
@@ -83,6 +86,13 @@ export class StallingProxy {
     for (const release of this.held) release();
     this.held.clear();
     this.releaseResponses();
+  }
+
+  /** Closes every open client connection (watches, pooled keep-alives); new ones are served as before. */
+  cutConnections(): number {
+    const cut = this.sockets.size;
+    for (const socket of this.sockets) socket.destroy();
+    return cut;
   }
 
   async close(): Promise<void> {
