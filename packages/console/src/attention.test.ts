@@ -20,10 +20,11 @@ describe("needsAttention", () => {
         {
           tenant: "b",
           kc: cluster("creds", "Failed", [
-            { type: "CredentialsValid", status: "False", reason: "InvalidCredentials", message: "OTC IAM rejected the credentials: 401", lastTransitionTime: "2026-01-01T11:59:00Z" },
-            { type: "Ready", status: "False", reason: "InvalidCredentials", message: "x" },
+            { type: "CredentialsValid", status: "False", reason: "CredentialsRejected", message: "OTC IAM rejected the credentials: 401", lastTransitionTime: "2026-01-01T11:59:00Z" },
+            { type: "Ready", status: "False", reason: "CredentialsRejected", message: "x" },
           ]),
         },
+        { tenant: "b", kc: cluster("unusable", "Failed", [{ type: "CredentialsValid", status: "False", reason: "InvalidCredentials", message: "cannot be used" }]) },
         { tenant: "b", kc: cluster("flavor", "Failed", [{ type: "Ready", status: "False", reason: "NoMatchingFlavor", message: "no flavor has 64 vCPUs" }]) },
         { tenant: "c", kc: cluster("slow", "Provisioning", [{ type: "Ready", status: "False", reason: "Creating", message: "the control plane is being created", lastTransitionTime: "2026-01-01T11:00:00Z" }]) },
         { tenant: "c", kc: cluster("young", "Provisioning", [{ type: "Ready", status: "False", reason: "Creating", message: "", lastTransitionTime: "2026-01-01T11:50:00Z" }]) },
@@ -32,6 +33,7 @@ describe("needsAttention", () => {
     });
     expect(items.map((i) => [i.kind, i.name, i.message])).toEqual([
       ["credentials-rejected", "creds", "OTC IAM rejected the credentials: 401"],
+      ["credentials-rejected", "unusable", "cannot be used"],
       ["failed", "flavor", "NoMatchingFlavor: no flavor has 64 vCPUs"],
       ["stuck", "slow", "not Ready for 60 min: Creating the control plane is being created"],
       ["stuck", "gone-slowly", "teardown not finished for 3 h: Deleting waiting for the VPC"],

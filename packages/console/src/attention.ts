@@ -1,6 +1,7 @@
 /**
  * What needs the platform team, from what the platform view already read:
- * clusters whose credentials IAM rejected, failed clusters, clusters not
+ * clusters whose credentials IAM rejected (or that cannot be used at all),
+ * failed clusters, clusters not
  * Ready (teardowns included) for longer than `stuckAfterMs`, SoldOut node
  * pools by flavor and zone, and orphaned infrastructure (the orphan audit's
  * metric, and tenant namespaces whose workspace shows no cluster).
@@ -30,7 +31,7 @@ export function needsAttention(input: AttentionInput): AttentionItem[] {
     const conditions = kc.status?.conditions ?? [];
     const credentials = conditions.find((c) => c.type === CONDITION.CredentialsValid);
     const ready = conditions.find((c) => c.type === CONDITION.Ready);
-    if (credentials?.status === "False" && credentials.reason === REASON.InvalidCredentials) {
+    if (credentials?.status === "False" && (credentials.reason === REASON.CredentialsRejected || credentials.reason === REASON.InvalidCredentials)) {
       items.push({ kind: "credentials-rejected", message: credentials.message ?? "", ...where, ...since(credentials.lastTransitionTime) });
     } else if (kc.status?.phase === "Failed" && kc.metadata?.deletionTimestamp === undefined) {
       items.push({ kind: "failed", message: `${ready?.reason ?? "Failed"}: ${ready?.message ?? ""}`, ...where, ...since(ready?.lastTransitionTime) });

@@ -39,7 +39,8 @@ const SCRIPT = new URL("../dist/web/app.js", import.meta.url);
 const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` with form posts, which the origin check refuses.
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
 };
 
