@@ -32,4 +32,16 @@ if [ "${SETUP_BINARIES:-1}" = 0 ]; then
 fi
 step "providing kcp, kube-apiserver, kube-controller-manager, etcd, helm, the Cluster API managers and the Crossplane OTC provider simulator"
 "${PNPM[@]}" run --silent binaries >&2
+# The console's browser tests (e2e/tests/console.e2e.test.ts) drive Debian's
+# Chromium; without it they are skipped, saying why.
+if ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    step "installing Chromium (Debian's package) for the console's browser tests"
+    apt-get install -y --no-install-recommends chromium >&2 \
+      || { apt-get update >&2 && apt-get install -y --no-install-recommends chromium >&2; } \
+      || echo "setup: chromium could not be installed; the console's browser tests will be skipped" >&2
+  else
+    echo "setup: no chromium, and no apt-get as root to install it; the console's browser tests will be skipped" >&2
+  fi
+fi
 echo "setup took $(elapsed "$started")" >&2

@@ -134,7 +134,7 @@ describeInfra("kcp load simulator", () => {
       const tenants = [await platform.createTenant(`sim-a-${run}`), await platform.createTenant(`sim-b-${run}`)];
       for (const [index, tenant] of tenants.entries()) await orderCluster(tenant.client, { credentials: platform.passwordCredentials(index) });
       const path = objectPath(KUBERNETES_CLUSTER_RESOURCE, "default", "my-cluster");
-      const clusters = await eventually(
+      const clusters = await eventually<Cluster[]>(
         async () => {
           const found = await Promise.all(tenants.map((t) => t.client.get<Cluster>(path)));
           return found.every(isReady) ? [true, found] : [false, `not Ready: ${JSON.stringify(found.map((kc) => kc.status?.conditions))}`];

@@ -8,7 +8,8 @@
  * (credentials Secret, ProviderConfig, MachineCapabilities,
  * KubernetesCluster); progress is printed until the kubeconfig Secret
  * exists, and that kubeconfig then lists the new cluster's namespaces.
- * The OTC cloud controller manager then runs in the new cluster. Everything
+ * The OTC cloud controller manager then runs in the new cluster, and the
+ * platform console (packages/console) is started; its URL is printed. Everything
  * keeps running until Ctrl-C, which stops what was started.
  *
  * State lives in `.cache/demo/` and is made anew on every start.
@@ -17,13 +18,14 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KUBERNETES_CLUSTER_RESOURCE, objectPath, type KubernetesCluster } from "@edgeconnect/api";
 import { RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
-import { readKubeconfig, REPO_ROOT, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
+import { freePort, readKubeconfig, REPO_ROOT, ServerProcess, TestEnvironment, writeKubeconfig } from "@edgeconnect/testenv";
 import { followConditions } from "./follow-conditions.js";
 import { DEMO_NAMESPACE, DEMO_SERVICE, startOtcWorkload, type OtcWorkload } from "./otc-workload.js";
 import { orderCluster, Platform } from "./platform.js";
 
 const PROVIDER_WORKSPACE = "edgeconnect";
 const TENANT_WORKSPACE = "tenant-demo";
+const CONSOLE_MAIN = join(REPO_ROOT, "packages", "console", "dist", "main.js");
 
 type Cluster = KubernetesCluster & KubeObject;
 
@@ -37,8 +39,10 @@ async function main(): Promise<void> {
   const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
   let platform: Platform | undefined;
   let workload: OtcWorkload | undefined;
+  let platformConsole: ServerProcess | undefined;
   const stop = async (): Promise<void> => {
     log("stopping");
+    await platformConsole?.stop();
     await workload?.stop();
     await platform?.stop();
     await environment.stop();
@@ -50,7 +54,17 @@ async function main(): Promise<void> {
   try {
     const { kcp, infra } = environment.state;
     if (!("kubeconfig" in infra)) throw new Error(`the infrastructure cluster did not start: ${infra.skipped}`);
-    platform = await Platform.start({ kcpUrl: kcp.url, kcpKubeconfig: kcp.kubeconfig, infraKubeconfig: infra.kubeconfig, dir, providerWorkspace: PROVIDER_WORKSPACE, log });
+    const metricsPort = await freePort();
+    platform = await Platform.start({
+      kcpUrl: kcp.url,
+      kcpKubeconfig: kcp.kubeconfig,
+      infraKubeconfig: infra.kubeconfig,
+      dir,
+      providerWorkspace: PROVIDER_WORKSPACE,
+      log,
+      // The console shows the controller's health from these.
+      controllerArgs: () => [`--metrics-bind-address=127.0.0.1:${metricsPort}`],
+    });
     const tenant = await platform.createTenant(TENANT_WORKSPACE);
     const tenantKubeconfig = writeKubeconfig(join(dir, `${TENANT_WORKSPACE}.kubeconfig`), {
       ...readKubeconfig(kcp.kubeconfig),
@@ -76,6 +90,23 @@ async function main(): Promise<void> {
 
     log("running the OTC cloud controller manager in the new cluster");
     workload = await startOtcWorkload(RestClient.fromFile(platform.workload.kubeconfigPath), platform.workload.kubeconfigPath, dir, log);
+
+    const consolePort = await freePort();
+    platformConsole = ServerProcess.start({
+      name: "platform-console",
+      command: process.execPath,
+      args: [
+        CONSOLE_MAIN,
+        `--kcp-kubeconfig=${kcp.kubeconfig}`,
+        `--provider-workspace=${platform.provider.path}`,
+        `--infra-kubeconfig=${infra.kubeconfig}`,
+        `--bind-address=127.0.0.1:${consolePort}`,
+        `--controller-metrics-url=http://127.0.0.1:${metricsPort}/metrics`,
+        // Plain HTTP on loopback: a Secure cookie would not come back.
+        "--secure-cookie=false",
+      ],
+      logFile: join(dir, "platform-console.log"),
+    });
     console.log(`
 The local control plane is running.
 
@@ -84,6 +115,10 @@ The local control plane is running.
   tenant workspace              KUBECONFIG=${tenantKubeconfig}
   infrastructure cluster        KUBECONFIG=${infra.kubeconfig}
   the tenant's new cluster      KUBECONFIG=${clusterKubeconfig}
+
+The platform console: http://127.0.0.1:${consolePort}/
+  sign in with the token of ${kcp.kubeconfig} (users[0].user.token; kcp's admin is the platform team here),
+  and with that token and workspace ${tenant.path} for a tenant's view
 
 Try:
   kubectl --kubeconfig ${tenantKubeconfig} get kubernetesclusters,providerconfigs,machinecapabilities
@@ -98,9 +133,10 @@ In the new cluster the OTC cloud controller manager runs with the OTC simulator 
   ${workload.nodes.join("\n  ")}
   Service ${DEMO_NAMESPACE}/${DEMO_SERVICE}: load balancer ingress ${workload.ingressIp}
 
-Logs: ${kcp.logFile}, ${dir}/*.log and ${workload.logFile}
+Logs: ${kcp.logFile}, ${dir}/*.log (the console's: platform-console.log) and ${workload.logFile}
 Press Ctrl-C to stop and clean up.`);
   } catch (err) {
+    await platformConsole?.stop();
     await workload?.stop();
     await platform?.stop();
     await environment.stop();

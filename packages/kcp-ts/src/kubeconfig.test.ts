@@ -107,6 +107,26 @@ describe("Kubeconfig: the current user's credentials", () => {
   });
 });
 
+describe("Kubeconfig.withBearerToken", () => {
+  it("keeps the cluster's server and TLS settings and sends only the given token", async () => {
+    const config = Kubeconfig.fromText(kubeconfigText({ "certificate-authority-data": base64("CA PEM"), "tls-server-name": "api.internal" }, { token: TOKEN, as: "someone" }));
+    const user = config.withBearerToken("user-token-abc");
+    const options = await applied(user);
+    expect(user.getCurrentCluster()).toEqual({ server: "https://api.example:6443" });
+    expect(options.ca).toEqual(Buffer.from("CA PEM"));
+    expect(options.servername).toBe("api.internal");
+    expect(options.headers["Authorization"]).toBe("Bearer user-token-abc");
+    expect(options.headers["Impersonate-User"]).toBeUndefined();
+    expect(user.getUsers()).toEqual([{ name: "bearer-token", token: "user-token-abc" }]);
+  });
+
+  it("refuses an empty token or one with whitespace (a header injection)", () => {
+    const config = Kubeconfig.fromText(kubeconfigText({}, {}));
+    expect(() => config.withBearerToken("")).toThrow(/non-empty/);
+    expect(() => config.withBearerToken("a\r\nX-Evil: 1")).toThrow(/whitespace/);
+  });
+});
+
 describe("Kubeconfig errors", () => {
   const secretUser = { token: TOKEN, password: "error-test-password", "client-key-data": base64("error-test-key") };
   const base = JSON.parse(kubeconfigText({}, secretUser)) as Record<string, unknown>;

@@ -141,6 +141,17 @@ export class Kubeconfig implements KubeconfigSource {
     return new Kubeconfig(readCluster(cluster, directory), credentials, users, hasPlugin ? loadPlugin : undefined);
   }
 
+  /**
+   * The same cluster (server, CA, TLS settings) with `token` as the only
+   * credential, whatever the current user had: a web console acting for a
+   * signed-in user trusts kcp as the console does, and presents the user's
+   * token, never its own.
+   */
+  withBearerToken(token: string): Kubeconfig {
+    if (token === "" || /\s/.test(token)) throw new Error("a bearer token must be non-empty and contain no whitespace");
+    return new Kubeconfig(this.cluster, { token }, [{ name: "bearer-token", token }]);
+  }
+
   getCurrentCluster(): { readonly server: string } {
     return { server: this.cluster.server };
   }

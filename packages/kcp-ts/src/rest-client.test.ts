@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { scrubText } from "@edgeconnect/redaction";
 import { HttpStatusError } from "./errors.js";
+import { Kubeconfig } from "./kubeconfig.js";
 import { RestClient, type WatchEvent } from "./rest-client.js";
 
 interface Seen {
@@ -58,6 +60,19 @@ describe("RestClient", () => {
   it("sends requests to server + path with the kubeconfig's credentials", async () => {
     expect(await client.get("/api/v1/namespaces/default")).toEqual({ echo: "/api/v1/namespaces/default" });
     expect(seen.at(-1)).toMatchObject({ method: "GET", url: "/clusters/root/api/v1/namespaces/default", authorization: "Bearer secret-token" });
+  });
+
+  it("acts with a user's bearer token on the same server, the token held for redaction by its holder", async () => {
+    const server = client.server;
+    const text = JSON.stringify({ clusters: [{ name: "c", cluster: { server } }], users: [{ name: "u", user: { token: "console-own-token" } }], contexts: [{ name: "x", context: { cluster: "c", user: "u" } }], "current-context": "x" });
+    const user = RestClient.fromKubeconfig(Kubeconfig.fromText(text).withBearerToken("signed-in-user-token-1"), { secretHolder: { name: "session-1" } });
+    try {
+      await user.get("/api/v1/namespaces");
+      expect(seen.at(-1)).toMatchObject({ url: "/clusters/root/api/v1/namespaces", authorization: "Bearer signed-in-user-token-1" });
+      expect(scrubText("token signed-in-user-token-1")).not.toContain("signed-in-user-token-1");
+    } finally {
+      user.close();
+    }
   });
 
   it("re-targets kcp paths: another workspace and the wildcard", async () => {

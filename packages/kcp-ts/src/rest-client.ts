@@ -135,7 +135,16 @@ export class RestClient {
    * reaches many clusters this way then holds only those it reaches now.
    */
   static fromKubeconfigText(text: string, options: { readonly secretHolder?: SecretHolder } = {}): RestClient {
-    const kubeConfig = Kubeconfig.fromText(text);
+    return RestClient.fromKubeconfig(Kubeconfig.fromText(text), options);
+  }
+
+  /**
+   * From a loaded kubeconfig, e.g. `Kubeconfig.withBearerToken`'s: with a
+   * `secretHolder`, its credentials are held only until `close()`, so a
+   * process that acts for many users at once (a web console's sessions)
+   * holds the tokens of those signed in now, not of everyone ever.
+   */
+  static fromKubeconfig(kubeConfig: KubeconfigSource, options: { readonly secretHolder?: SecretHolder } = {}): RestClient {
     return new RestClient(newTransport(kubeConfig, options.secretHolder), currentServer(kubeConfig), DEFAULT_REQUEST_TIMEOUT_MS, undefined);
   }
 

@@ -113,7 +113,7 @@ export {
   type ManagedResourceCondition,
   type ObservedManagedResource,
 } from "./crossplane/observed-values.js";
-export { isSoldOut, managedResourceState, type ManagedResourceState, type ManagedResourceStateName } from "./crossplane/readiness.js";
+export { describeManagedKind, isSoldOut, managedResourceState, type ManagedResourceState, type ManagedResourceStateName } from "./crossplane/readiness.js";
 export {
   CLUSTER_API_STEPS,
   CONDITION,

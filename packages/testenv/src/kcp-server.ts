@@ -51,10 +51,12 @@ export interface KcpStaticUser {
 /**
  * The users every test kcp knows. `provider-controller` is what the e2e
  * suites run the provider-controller as, with the RBAC of
- * deploy/provider-controller/kcp. No groups: what it may do comes from
- * bindings of its name alone.
+ * deploy/provider-controller/kcp; `tenant-viewer` is a tenant's person,
+ * given rights in one tenant workspace by the suite that uses it (the
+ * console's). No groups: what they may do comes from bindings of their
+ * names alone.
  */
-export const KCP_TEST_USERS: readonly KcpStaticUser[] = [{ name: "provider-controller" }];
+export const KCP_TEST_USERS: readonly KcpStaticUser[] = [{ name: "provider-controller" }, { name: "tenant-viewer" }];
 
 /** The static token file, in the server's directory next to admin.kubeconfig. */
 export const KCP_TOKEN_FILE = "static-tokens.csv";

@@ -6,7 +6,7 @@
  * no log line, Event or status can carry them.
  */
 import { SECRET_LABEL, type ProviderConfig } from "@edgeconnect/api";
-import { credentialsText, parseOtcCredentials, type OtcCredentials } from "@edgeconnect/provisioning";
+import { credentialsText, parseOtcCredentials, REASON, type OtcCredentials } from "@edgeconnect/provisioning";
 import { holdSecrets, releaseSecrets, type ClusterScope, type DeepReadonly } from "@edgeconnect/runtime";
 import { authUrlAllowed } from "../cli/flags.js";
 import type { OtcGateway } from "../otc/otc-gateway.js";
@@ -129,7 +129,7 @@ export async function checkProviderConfig(
     const retryAfterMs = context.gateway.retryAfterMs(credentials);
     return {
       ok: false,
-      reason: "CredentialsRejected",
+      reason: REASON.CredentialsRejected,
       message: `OTC IAM rejected the credentials: ${verdict.message}; fix them in Secret "${namespace}/${ref.name}"`,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import type { ManagedResourceCondition, ObservedManagedResource } from "./observed-values.js";
-import { isSoldOut, managedResourceState } from "./readiness.js";
+import { describeManagedKind, isSoldOut, managedResourceState } from "./readiness.js";
 
 const NAMESPACE = "kcp-0123456789ab";
 const NAME = "default-my-cluster-1a2b3c4d-vpc";
@@ -96,6 +96,15 @@ describe("managedResourceState", () => {
       expect(state.message).not.toContain(NAME);
       expect(state.message).not.toMatch(/kcp-/);
     }
+  });
+});
+
+describe("describeManagedKind", () => {
+  it("names each of our kinds as a tenant reads it, and no other", () => {
+    expect(describeManagedKind("ClusterV3")).toBe("the control plane");
+    expect(describeManagedKind("NodePoolV3")).toBe("the node pool");
+    expect(describeManagedKind("Secret")).toBeUndefined();
+    expect(describeManagedKind(undefined)).toBeUndefined();
   });
 });
 

@@ -49,6 +49,11 @@ const HEALTHY: Readonly<Record<string, (resource: ObservedManagedResource) => bo
   [KEYPAIR_V2.kind]: (r) => observedId(r) !== undefined,
 };
 
+/** What a managed resource of `kind` is, in words a tenant understands ("the control plane"); undefined for a kind not ours. */
+export function describeManagedKind(kind: string | undefined): string | undefined {
+  return WHAT[kind ?? ""];
+}
+
 export function managedResourceState(resource: ObservedManagedResource | undefined): ManagedResourceState {
   if (resource === undefined) return { state: "Absent", reason: "Absent", message: "not created yet" };
   const what = WHAT[resource.kind ?? ""] ?? "the resource";

@@ -69,6 +69,8 @@ export const REASON = {
   TemplateSetNotFound: "TemplateSetNotFound",
   SoldOut: "SoldOut",
   ProvisioningFailed: "ProvisioningFailed",
+  /** OTC IAM refused the credentials; asked again later (a password may be fixed at OTC), so not terminal. */
+  CredentialsRejected: "CredentialsRejected",
   // Terminal: nothing changes until the tenant changes something.
   InvalidCredentials: "InvalidCredentials",
   NoMatchingFlavor: "NoMatchingFlavor",
