@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parse, stringify } from "yaml";
 import { HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
+import { pollUntil } from "./poll.js";
 import { UsageError } from "./variables.js";
 
 /** What a target needs of kcp: a client for any workspace. */
@@ -15,7 +16,17 @@ export interface Kcp {
   close(): void;
 }
 
-export function openKcp(kubeconfig: string): Kcp {
+/** Runs `use` with kcp from `kubeconfig`, and lets go of its connections afterwards. */
+export async function withKcp<T>(kubeconfig: string, use: (kcp: Kcp) => Promise<T>): Promise<T> {
+  const kcp = openKcp(kubeconfig);
+  try {
+    return await use(kcp);
+  } finally {
+    kcp.close();
+  }
+}
+
+function openKcp(kubeconfig: string): Kcp {
   let client: RestClient;
   try {
     client = RestClient.fromFile(kubeconfig);
@@ -42,6 +53,7 @@ export interface EnsureWorkspaceOptions {
   readonly type?: { readonly name: string; readonly path: string };
   readonly timeoutMs?: number;
   readonly log?: (message: string) => void;
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -65,13 +77,16 @@ export async function ensureWorkspace(kcp: Kcp, path: string, options: EnsureWor
   } catch (err) {
     if (!(err instanceof HttpStatusError && err.status === 409)) throw err;
   }
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  for (;;) {
-    const workspace = await workspaces.get<WorkspaceObject>(`${collection}/${name}`);
-    if (workspace.status?.phase === "Ready") return created;
-    if (Date.now() > deadline) throw new Error(`workspace ${path} is not Ready (phase ${workspace.status?.phase ?? "unset"})`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  let phase: string | undefined;
+  const ready = await pollUntil(
+    async () => {
+      phase = (await workspaces.get<WorkspaceObject>(`${collection}/${name}`)).status?.phase;
+      return phase === "Ready";
+    },
+    { timeoutMs: options.timeoutMs ?? 60_000, intervalMs: 500, ...(options.signal === undefined ? {} : { signal: options.signal }) },
+  );
+  if (!ready) throw new Error(`workspace ${path} is not Ready (phase ${phase ?? "unset"})`);
+  return created;
 }
 
 /** Fields of a kubeconfig that name files, relative to the kubeconfig's directory. */

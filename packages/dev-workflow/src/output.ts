@@ -15,18 +15,3 @@ export interface TargetContext {
   /** Aborted on Ctrl-C or SIGTERM: waits end, children are stopped. */
   readonly signal: AbortSignal;
 }
-
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
-    const abort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener("abort", abort, { once: true });
-  });
-}

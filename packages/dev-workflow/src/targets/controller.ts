@@ -8,9 +8,10 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyManifests, RestClient } from "@edgeconnect/kcp-ts";
 import { runCommand } from "../commands.js";
-import { openKcp, writeWorkspaceKubeconfig } from "../kcp-workspaces.js";
-import { sleep, type TargetContext } from "../output.js";
+import { withKcp, writeWorkspaceKubeconfig } from "../kcp-workspaces.js";
+import type { TargetContext } from "../output.js";
 import { FIELD_MANAGER, installPlatformApi } from "../platform-api.js";
+import { pollUntil } from "../poll.js";
 import { CONTROLLER_CHART, CONTROLLER_KCP_RBAC, CONTROLLER_MAIN, shown, WORK_DIR } from "../repo.js";
 import type { Variables } from "../variables.js";
 import { UsageError } from "../variables.js";
@@ -49,14 +50,10 @@ export async function deployKcpController(vars: Variables, context: TargetContex
   const helm = vars.withDefault("HELM", "helm");
   const image = imageValues(vars.optional("IMG"));
   const ownKubeconfig = vars.optional("KCP_CONTROLLER_KUBECONFIG");
-  const adminKubeconfig = await prepareProviderWorkspace(vars, providerWorkspace, context);
-  const kcp = openKcp(vars.kcpKubeconfig());
-  try {
-    await applyManifests(kcp.workspace(providerWorkspace), readFileSync(CONTROLLER_KCP_RBAC, "utf8"), FIELD_MANAGER);
+  const adminKubeconfig = await prepareProviderWorkspace(vars, providerWorkspace, context, async (provider) => {
+    await applyManifests(provider, readFileSync(CONTROLLER_KCP_RBAC, "utf8"), FIELD_MANAGER);
     context.out.info(`${providerWorkspace}: the controller's kcp RBAC from ${shown(CONTROLLER_KCP_RBAC)} (it binds user provider-controller; bind your controller identity as its README says)`);
-  } finally {
-    kcp.close();
-  }
+  });
   if (ownKubeconfig === undefined) {
     context.out.warn(`KCP_CONTROLLER_KUBECONFIG is not set: the controller gets your own kcp credentials (KUBECONFIG) for ${providerWorkspace}. Give it an identity bound by ${shown(CONTROLLER_KCP_RBAC)} instead.`);
   }
@@ -89,15 +86,17 @@ export async function deployKcpController(vars: Variables, context: TargetContex
   }
 }
 
-/** Applies the platform API and catalogue, and writes the kubeconfig the controller runs with: the user's, pointed at the provider workspace. */
-async function prepareProviderWorkspace(vars: Variables, providerWorkspace: string, context: TargetContext): Promise<string> {
+/**
+ * Applies the platform API and catalogue (and what `also` applies there),
+ * and writes the kubeconfig the controller runs with: the user's, pointed
+ * at the provider workspace.
+ */
+async function prepareProviderWorkspace(vars: Variables, providerWorkspace: string, context: TargetContext, also?: (provider: RestClient) => Promise<void>): Promise<string> {
   const kubeconfig = vars.kcpKubeconfig();
-  const kcp = openKcp(kubeconfig);
-  try {
-    await installPlatformApi(kcp, providerWorkspace, context);
-  } finally {
-    kcp.close();
-  }
+  await withKcp(kubeconfig, async (kcp) => {
+    const provider = await installPlatformApi(kcp, providerWorkspace, context);
+    await also?.(provider);
+  });
   mkdirSync(WORK_DIR, { recursive: true });
   return writeWorkspaceKubeconfig(kubeconfig, providerWorkspace, join(WORK_DIR, `${providerWorkspace.replaceAll(":", "_")}.kubeconfig`));
 }
@@ -124,27 +123,23 @@ export function imageValues(image: string | undefined): string[] {
 interface Deployment {
   metadata?: { name?: string };
   spec?: { replicas?: number };
-  status?: { availableReplicas?: number; updatedReplicas?: number };
+  status?: { availableReplicas?: number };
 }
 
 /** Tells how the release's Deployment stands, waiting up to ROLLOUT_TIMEOUT for it to be available; a cluster without nodes never makes it available. */
 async function reportRollout(infra: RestClient, namespace: string, release: string, timeoutMs: number, context: TargetContext): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const deployments = await infra.list<Deployment>(`/apis/apps/v1/namespaces/${namespace}/deployments`, { query: { labelSelector: `app.kubernetes.io/instance=${release}` } });
-    const deployment = deployments.items[0];
-    if (deployment === undefined) throw new Error(`helm installed no Deployment of release ${release} in ${namespace}`);
-    const name = deployment.metadata?.name ?? release;
-    const wanted = deployment.spec?.replicas ?? 1;
-    const available = deployment.status?.availableReplicas ?? 0;
-    if (available >= wanted) {
-      context.out.info(`Deployment ${namespace}/${name}: ${available} of ${wanted} replicas available`);
-      return;
-    }
-    if (Date.now() > deadline) {
-      context.out.warn(`Deployment ${namespace}/${name}: ${available} of ${wanted} replicas available after ${Math.round(timeoutMs / 1000)} s; see kubectl -n ${namespace} describe deployment ${name} (a cluster without nodes, or without the image, never gets there)`);
-      return;
-    }
-    await sleep(2_000, context.signal);
-  }
+  let rollout = { name: release, wanted: 1, available: 0 };
+  const done = await pollUntil(
+    async () => {
+      const deployments = await infra.list<Deployment>(`/apis/apps/v1/namespaces/${namespace}/deployments`, { query: { labelSelector: `app.kubernetes.io/instance=${release}` } });
+      const deployment = deployments.items[0];
+      if (deployment === undefined) throw new Error(`helm installed no Deployment of release ${release} in ${namespace}`);
+      rollout = { name: deployment.metadata?.name ?? release, wanted: deployment.spec?.replicas ?? 1, available: deployment.status?.availableReplicas ?? 0 };
+      return rollout.available >= rollout.wanted;
+    },
+    { timeoutMs, intervalMs: 2_000, signal: context.signal },
+  );
+  const { name, wanted, available } = rollout;
+  if (done) context.out.info(`Deployment ${namespace}/${name}: ${available} of ${wanted} replicas available`);
+  else context.out.warn(`Deployment ${namespace}/${name}: ${available} of ${wanted} replicas available after ${Math.round(timeoutMs / 1000)} s; see kubectl -n ${namespace} describe deployment ${name} (a cluster without nodes, or without the image, never gets there)`);
 }

@@ -3,13 +3,14 @@
  * and the OTC provider, and the platform's OTC credentials for it.
  */
 import { readFileSync, statSync } from "node:fs";
-import { applyManifests, HttpStatusError, RestClient } from "@edgeconnect/kcp-ts";
+import { applyManifests, getIfPresent, RestClient } from "@edgeconnect/kcp-ts";
 import { MAX_CREDENTIALS_BYTES } from "@edgeconnect/provisioning";
 import { runCommand } from "../commands.js";
 import { requireDocker } from "../docker.js";
 import { platformCredentialsSecret, PLATFORM_CREDENTIALS_SECRET } from "../otc-credentials.js";
-import { sleep, type TargetContext } from "../output.js";
+import type { TargetContext } from "../output.js";
 import { FIELD_MANAGER } from "../platform-api.js";
+import { pollUntil } from "../poll.js";
 import { CROSSPLANE_PROVIDER_CONFIG_FILE, CROSSPLANE_SETUP_FILE, shown } from "../repo.js";
 import type { Variables } from "../variables.js";
 import { UsageError } from "../variables.js";
@@ -71,15 +72,12 @@ export async function crossplaneCreateOtcSecret(vars: Variables, context: Target
 
 /** Waits until the CRD named is Established. */
 async function waitForCrd(client: RestClient, name: string, timeoutMs: number, context: TargetContext): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const crd = await client.get<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-      if (crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true) return;
-    } catch (err) {
-      if (!(err instanceof HttpStatusError && err.status === 404)) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`CRD ${name} is not Established after ${timeoutMs / 60_000} min: is the provider package pulled? (kubectl get providers)`);
-    await sleep(2_000, context.signal);
-  }
+  const established = await pollUntil(
+    async () => {
+      const crd = await getIfPresent<{ status?: { conditions?: { type: string; status: string }[] } }>(client, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      return crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true;
+    },
+    { timeoutMs, intervalMs: 2_000, signal: context.signal },
+  );
+  if (!established) throw new Error(`CRD ${name} is not Established after ${timeoutMs / 60_000} min: is the provider package pulled? (kubectl get providers)`);
 }

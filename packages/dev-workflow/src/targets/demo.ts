@@ -9,10 +9,11 @@ import { API_EXPORT_NAME, KUBERNETES_CLUSTER_RESOURCE, objectPath, PERMISSION_CL
 import { applyManifests, clusterOf, getIfPresent, HttpStatusError, parseManifests, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { labelValue, tenantNamespace, UID_LABEL } from "@edgeconnect/provisioning";
 import { DEMO_UP_KINDS, demoProgress, type ObservedNodePool } from "../demo-progress.js";
-import { ensureWorkspace, openKcp, splitWorkspacePath, type Kcp } from "../kcp-workspaces.js";
+import { ensureWorkspace, withKcp, type Kcp } from "../kcp-workspaces.js";
 import { demoCredentialsSecret } from "../otc-credentials.js";
-import { sleep, type TargetContext } from "../output.js";
-import { FIELD_MANAGER } from "../platform-api.js";
+import type { TargetContext } from "../output.js";
+import { FIELD_MANAGER, platformResources } from "../platform-api.js";
+import { pollUntil } from "../poll.js";
 import { DEMO_CLUSTER_FILE, DEMO_NAMESPACE_FILE, DEMO_PROVIDER_CONFIG_FILE, shown, WORK_DIR } from "../repo.js";
 import type { Variables } from "../variables.js";
 import { UsageError } from "../variables.js";
@@ -56,7 +57,7 @@ export async function demoSecretCreate(vars: Variables, context: TargetContext):
     projectName: vars.withDefault("OTC_PROJECT_NAME", region),
   });
   if (!built.ok) throw new UsageError(`the credentials would be refused: ${built.problems.join("; ")}`);
-  await withKcp(vars, async (kcp) => {
+  await withKcp(vars.kcpKubeconfig(), async (kcp) => {
     const tenant = await tenantWorkspace(kcp, workspace, providerWorkspace, context);
     await applyManifests(tenant, readFileSync(DEMO_NAMESPACE_FILE, "utf8"), FIELD_MANAGER);
     await tenant.apply(`/api/v1/namespaces/${built.secret.metadata?.namespace ?? ""}/secrets/${built.secret.metadata?.name ?? ""}`, built.secret, FIELD_MANAGER);
@@ -66,7 +67,7 @@ export async function demoSecretCreate(vars: Variables, context: TargetContext):
 
 export async function demoApplyCluster(vars: Variables, context: TargetContext): Promise<void> {
   const workspace = vars.workspace("KCP_WORKSPACE");
-  await withKcp(vars, async (kcp) => {
+  await withKcp(vars.kcpKubeconfig(), async (kcp) => {
     const tenant = kcp.workspace(workspace);
     await requirePlatformApi(tenant, workspace);
     for (const file of [DEMO_NAMESPACE_FILE, DEMO_PROVIDER_CONFIG_FILE, DEMO_CLUSTER_FILE]) {
@@ -87,29 +88,31 @@ export async function demoUp(vars: Variables, context: TargetContext): Promise<v
   const infra = RestClient.fromFile(crossplane);
   const started = Date.now();
   try {
-    await withKcp(vars, async (kcp) => {
+    await withKcp(vars.kcpKubeconfig(), async (kcp) => {
       const tenant = kcp.workspace(workspace);
       let last = "";
+      let summary = "";
       const warned = new Set<string>();
-      for (;;) {
-        const cluster = await getIfPresent<Cluster>(tenant, objectPath(KUBERNETES_CLUSTER_RESOURCE, namespace, name));
-        if (cluster === undefined) throw new UsageError(`KubernetesCluster ${namespace}/${name} is not in ${workspace}: make KCP_WORKSPACE=${workspace} demo-apply-cluster`);
-        const progress = demoProgress(await observe(infra, cluster), shown(DEMO_CLUSTER_FILE));
-        const ready = cluster.status?.conditions?.find((condition) => condition.type === "Ready");
-        const line = `${progress.summary}${ready === undefined ? "" : ` | ${name}: ${ready.reason ?? ""} ${ready.message ?? ""}`.trimEnd()}`;
-        if (line !== last) context.out.info(`[${seconds(started)}] ${line}`);
-        last = line;
-        for (const warning of progress.soldOut.filter((text) => !warned.has(text))) {
-          context.out.warn(warning);
-          warned.add(warning);
-        }
-        if (progress.done) {
-          context.out.info(`${name} is up after ${seconds(started)}: make KCP_WORKSPACE=${workspace} demo-kubeconfig`);
-          return;
-        }
-        if (Date.now() - started > timeoutMs) throw new Error(`${name} is not up after ${seconds(started)} (DEMO_TIMEOUT): ${progress.summary}`);
-        await sleep(pollMs, context.signal);
-      }
+      const up = await pollUntil(
+        async () => {
+          const cluster = await getIfPresent<Cluster>(tenant, objectPath(KUBERNETES_CLUSTER_RESOURCE, namespace, name));
+          if (cluster === undefined) throw new UsageError(`KubernetesCluster ${namespace}/${name} is not in ${workspace}: make KCP_WORKSPACE=${workspace} demo-apply-cluster`);
+          const progress = demoProgress(await observe(infra, cluster), shown(DEMO_CLUSTER_FILE));
+          summary = progress.summary;
+          const ready = cluster.status?.conditions?.find((condition) => condition.type === "Ready");
+          const line = `${progress.summary}${ready === undefined ? "" : ` | ${name}: ${ready.reason ?? ""} ${ready.message ?? ""}`.trimEnd()}`;
+          if (line !== last) context.out.info(`[${seconds(started)}] ${line}`);
+          last = line;
+          for (const warning of progress.soldOut.filter((text) => !warned.has(text))) {
+            context.out.warn(warning);
+            warned.add(warning);
+          }
+          return progress.done;
+        },
+        { timeoutMs, intervalMs: pollMs, signal: context.signal },
+      );
+      if (!up) throw new Error(`${name} is not up after ${seconds(started)} (DEMO_TIMEOUT): ${summary}`);
+      context.out.info(`${name} is up after ${seconds(started)}: make KCP_WORKSPACE=${workspace} demo-kubeconfig`);
     });
   } finally {
     infra.close();
@@ -121,7 +124,7 @@ export async function demoKubeconfig(vars: Variables, context: TargetContext): P
   const wanted = demoCluster();
   const name = wanted.metadata?.name ?? "";
   const namespace = wanted.metadata?.namespace ?? "default";
-  await withKcp(vars, async (kcp) => {
+  await withKcp(vars.kcpKubeconfig(), async (kcp) => {
     const tenant = kcp.workspace(workspace);
     const cluster = await getIfPresent<Cluster>(tenant, objectPath(KUBERNETES_CLUSTER_RESOURCE, namespace, name));
     const secretName = cluster?.status?.kubeconfigSecretName;
@@ -169,44 +172,20 @@ async function observe(infra: RestClient, cluster: Cluster) {
  * with the command that binds it when it exists without.
  */
 async function tenantWorkspace(kcp: Kcp, workspace: string, providerWorkspace: string, context: TargetContext): Promise<RestClient> {
-  const { parent, name } = splitWorkspacePath(workspace);
-  const existing = await getIfPresent(kcp.workspace(parent), `/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`);
-  if (existing === undefined) {
-    await ensureWorkspace(kcp, workspace, { type: { name: TENANT_WORKSPACE_TYPE, path: providerWorkspace }, log: context.out.info });
-  }
+  const created = await ensureWorkspace(kcp, workspace, { type: { name: TENANT_WORKSPACE_TYPE, path: providerWorkspace }, log: context.out.info, signal: context.signal });
   const tenant = kcp.workspace(workspace);
-  const deadline = Date.now() + 60_000;
   // A new workspace of the type serves the API once kcp has bound the export.
-  while (existing === undefined && !(await servesPlatformApi(tenant)) && Date.now() < deadline) await sleep(500, context.signal);
+  if (created) await pollUntil(async () => (await platformResources(tenant)) !== undefined, { timeoutMs: 60_000, intervalMs: 500, signal: context.signal });
   await requirePlatformApi(tenant, workspace, providerWorkspace);
   return tenant;
 }
 
-async function servesPlatformApi(workspace: RestClient): Promise<boolean> {
-  try {
-    await workspace.get(`/apis/${PLATFORM_API_VERSION}`);
-    return true;
-  } catch (err) {
-    if (err instanceof HttpStatusError && err.status === 404) return false;
-    throw err;
-  }
-}
-
 async function requirePlatformApi(workspace: RestClient, path: string, providerWorkspace = DEFAULT_PROVIDER_WORKSPACE): Promise<void> {
-  if (await servesPlatformApi(workspace)) return;
+  if ((await platformResources(workspace)) !== undefined) return;
   throw new UsageError(
     `${path} does not serve ${PLATFORM_API_VERSION}: bind the platform's export there first, e.g. ` +
       `kubectl kcp bind apiexport ${providerWorkspace}:${API_EXPORT_NAME} ${PERMISSION_CLAIMS.map((claim) => `--accept-permission-claim ${claim.resource}.${claim.group === "" ? "core" : claim.group}`).join(" ")}`,
   );
-}
-
-async function withKcp(vars: Variables, use: (kcp: Kcp) => Promise<void>): Promise<void> {
-  const kcp = openKcp(vars.kcpKubeconfig());
-  try {
-    await use(kcp);
-  } finally {
-    kcp.close();
-  }
 }
 
 function seconds(since: number): string {
