@@ -113,6 +113,16 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Asks `done` every `intervalMs` until it holds (true) or `timeoutMs` has passed (false). */
+export async function waitFor(done: () => Promise<boolean>, options: { readonly timeoutMs: number; readonly intervalMs: number }): Promise<boolean> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    if (await done()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(options.intervalMs);
+  }
+}
+
 /**
  * Runs `task(0..count-1)` with at most `concurrency` in flight. After a
  * failure no new task starts, so a broken run stops loading kcp quickly.

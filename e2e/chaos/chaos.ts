@@ -42,7 +42,7 @@ import { deleteIfPresent, RestClient, type KubeObject } from "@edgeconnect/kcp-t
 import { tenantNamespace } from "@edgeconnect/provisioning";
 import { E2E_LOG_DIR_ENV_VAR, readKubeconfig, Reaper, REPO_ROOT, StallingProxy, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
 import { formatTable } from "../bench/report.js";
-import { pool, sleep, withRetry } from "../bench/measure.js";
+import { pool, sleep, waitFor, withRetry } from "../bench/measure.js";
 import { errorText, isReady, log, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "../bench/platform-run.js";
 import { inspect } from "../src/global-teardown.js";
 import { ChaosPhase, type ChaosFigures } from "./chaos-phase.js";
@@ -139,10 +139,13 @@ async function main(): Promise<number> {
       },
       log,
     });
-    const allReady = await waitFor(flags.timeoutS, async () => {
-      await observe(admin, tenants, history);
-      return tenants.every((tenant) => history.isReady(tenant.workspace.path));
-    });
+    const allReady = await waitFor(
+      async () => {
+        await observe(admin, tenants, history);
+        return tenants.every((tenant) => history.isReady(tenant.workspace.path));
+      },
+      { timeoutMs: flags.timeoutS * 1000, intervalMs: POLL_MS },
+    );
     const allReadyS = allReady ? seconds(orderStart) : undefined;
     const figures = await chaos.stop();
     const notReady = await describeNotReady(admin, tenants, history);
@@ -158,7 +161,11 @@ async function main(): Promise<number> {
     await tearDown(admin, tenants);
     await sleep(3_000);
     await running.crashController();
-    const cleared = await waitFor(flags.timeoutS, async () => cloudObjectCount(running.otc.liveObjects()) === 0 && (await tenantNamespaces(infraAdmin)).length === 0);
+    const cleared = await waitFor(
+      // A failed read is "not yet": the controller's kills do not touch the infrastructure cluster, but a loaded one may answer late.
+      async () => cloudObjectCount(running.otc.liveObjects()) === 0 && (await tenantNamespaces(infraAdmin).catch(() => ["unread"])).length === 0,
+      { timeoutMs: flags.timeoutS * 1000, intervalMs: POLL_MS },
+    );
     const teardownS = cleared ? seconds(teardownStart) : undefined;
     const cloudObjectsLeft = cloudObjectCount(running.otc.liveObjects());
     const namespacesLeft = await tenantNamespaces(infraAdmin);
@@ -252,16 +259,6 @@ async function describeNotReady(admin: RestClient, tenants: readonly Tenant[], h
       return `${tenant.workspace.path}: ${kc === undefined ? "unreadable" : stateOf(kc)}`;
     }),
   );
-}
-
-/** Polls `done` every second until it holds or `timeoutS` passed; whether it held. */
-async function waitFor(timeoutS: number, done: () => Promise<boolean>): Promise<boolean> {
-  const deadline = Date.now() + timeoutS * 1000;
-  for (;;) {
-    if (await done().catch(() => false)) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(POLL_MS);
-  }
 }
 
 /**

@@ -20,7 +20,7 @@ import type { Platform } from "@edgeconnect/demo";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { CLUSTER_V3, clusterObjectNames, labelValue, UID_LABEL, VPC_V1 } from "@edgeconnect/provisioning";
 import type { Workspace } from "@edgeconnect/testenv";
-import { pool, sleep, withRetry } from "../bench/measure.js";
+import { pool, waitFor, withRetry } from "../bench/measure.js";
 import type { Cluster } from "../bench/platform-run.js";
 import { expectedOutcome, generateCases, type ExpectedOutcome, type GeneratedCase } from "./generated-input.js";
 
@@ -87,18 +87,14 @@ export async function runGeneratedInput(options: GeneratedInputOptions): Promise
 
   const stored = applied.filter((entry) => entry.clusterStored);
   let clusters = new Map<string, Cluster>();
-  const deadline = Date.now() + options.timeoutMs;
-  let settledS: number | undefined;
-  for (;;) {
-    clusters = await storedClusters(admin, options.workspaces);
-    const waiting = stored.filter((entry) => !hasCurrentCondition(clusters.get(key(entry.workspace, entry.generated))));
-    if (waiting.length === 0) {
-      settledS = Math.round((Date.now() - started) / 100) / 10;
-      break;
-    }
-    if (Date.now() > deadline) break;
-    await sleep(2_000);
-  }
+  const settled = await waitFor(
+    async () => {
+      clusters = await storedClusters(admin, options.workspaces);
+      return stored.every((entry) => hasCurrentCondition(clusters.get(key(entry.workspace, entry.generated))));
+    },
+    { timeoutMs: options.timeoutMs, intervalMs: 2_000 },
+  );
+  const settledS = settled ? Math.round((Date.now() - started) / 100) / 10 : undefined;
 
   const violations: string[] = [];
   const byMutation: Record<string, { cases: number; refused: number; told: number }> = {};
