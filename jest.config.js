@@ -1,8 +1,8 @@
 // Two projects: `unit` runs in seconds without servers; `e2e` boots one real
-// kcp and one infrastructure cluster for the whole run (e2e/src/global-setup.ts)
-// and holds the suites that need them, wherever they live (`*.int.test.ts` in
-// packages, everything under e2e/tests). Type checking is `tsc -b`'s job;
-// swc only strips types.
+// kcp and one infrastructure cluster per worker for the whole run
+// (e2e/src/global-setup.ts) and holds the suites that need them, wherever they
+// live (`*.int.test.ts` in packages, everything under e2e/tests). Type
+// checking is `tsc -b`'s job; swc only strips types.
 const shared = {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
@@ -15,6 +15,12 @@ const shared = {
 };
 
 export default {
+  // The e2e suites wait on servers far more than they compute: on two cores
+  // four run side by side (Jest's default, one less than the cores, would run
+  // them one after another). `-w N` on the command line overrides it.
+  maxWorkers: 4,
+  // Longest suites first, from what the last run measured (e2e/time-budget.json).
+  testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [
     {
       ...shared,

@@ -8,7 +8,11 @@
 // `go test -json` output, when named, adds each Go test and subtest; a
 // package that failed to build, or a non-zero `go test` status with no
 // failed test, counts as one failure.
+// The e2e time budget counts as one more test: it prints the ten longest
+// e2e suites and fails when their wall times add up to more than
+// e2e/time-budget.json allows (e2e/src/time-budget.ts).
 import { existsSync, readFileSync } from "node:fs";
+import { checkBudget, describeTimes, suiteTimes } from "../e2e/dist/src/time-budget.js";
 
 const [report, jestStatus = "0", guardReport, goReport, goStatus = "0"] = process.argv.slice(2);
 if (!report || !existsSync(report)) {
@@ -21,8 +25,9 @@ const brokenSuites = result.testResults.filter(
 ).length;
 const guardPassed = guardReport === undefined ? undefined : credentialGuardPassed(guardReport);
 const go = goReport === undefined ? { passed: 0, failed: 0 } : goResults(goReport, Number(goStatus));
-const passed = result.numPassedTests + (guardPassed === true ? 1 : 0) + go.passed;
-const failed = result.numFailedTests + brokenSuites + (guardPassed === false ? 1 : 0) + go.failed;
+const budgetPassed = withinTimeBudget(result);
+const passed = result.numPassedTests + (guardPassed === true ? 1 : 0) + go.passed + (budgetPassed ? 1 : 0);
+const failed = result.numFailedTests + brokenSuites + (guardPassed === false ? 1 : 0) + go.failed + (budgetPassed ? 0 : 1);
 const skipped = result.numPendingTests + result.numTodoTests;
 console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || Number(jestStatus) !== 0 ? 1 : 0);
@@ -47,4 +52,13 @@ function credentialGuardPassed(path) {
   }
   const guard = JSON.parse(readFileSync(path, "utf8"));
   return guard.error === undefined && guard.findings.length === 0;
+}
+
+function withinTimeBudget(jestReport) {
+  const root = new URL("..", import.meta.url).pathname;
+  const budget = JSON.parse(readFileSync(new URL("../e2e/time-budget.json", import.meta.url), "utf8"));
+  const times = suiteTimes(jestReport, root);
+  const check = checkBudget(times, budget);
+  for (const line of describeTimes(times, check)) console.error(line);
+  return check.passed;
 }

@@ -5,7 +5,28 @@
 # EDGECONNECT_E2E_INFRA=kind uses a kind cluster instead of the local
 # kube-apiserver when Docker is available (those tests skip, saying why, when
 # it is not).
+run_started=$(date +%s)
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+mkdir -p .cache/reports
+# What only some suites use is built beside the checks and tests, at a lower
+# priority: the suites mostly wait on servers, and one that needs a binary
+# first waits for its build (binaries.ts holds a lock per binary) or builds
+# it itself.
+step "building helm, the Cluster API managers, the operator and the Go peer in the background"
+nice -n 10 node packages/testenv/dist/cli/ensure-binaries.js helm capi-core capi-kubeadm-bootstrap capi-kubeadm-control-plane \
+  capi-dev capi-operator widget-controller-go > .cache/reports/background-binaries.log 2>&1 &
+background_binaries=$!
+# The simulator's Go tests need no server: they run beside the rest too,
+# with the flags of its build (binaries.ts), so they reuse its compiled
+# packages instead of compiling the whole dependency graph again.
+step "running the Go tests of the Crossplane OTC provider simulator in the background"
+go_report=.cache/reports/go-test.jsonl
+(cd scripts/binaries/crossplane-otc-simulator && CGO_ENABLED=0 GOFLAGS=-buildvcs=false exec nice -n 10 go test -mod=readonly -trimpath -json ./...) \
+  > "$go_report" 2> .cache/reports/go-test.stderr &
+go_tests=$!
+# A check that fails ends the run: nothing started here outlives it.
+trap 'kill "$background_binaries" "$go_tests" 2>/dev/null || true' EXIT
 
 step "linting"
 "${PNPM[@]}" run --silent lint >&2
@@ -23,7 +44,6 @@ step "type-checking the README examples"
 node scripts/check-readme-examples.mjs >&2
 
 step "running tests"
-mkdir -p .cache/reports
 report=.cache/reports/jest.json
 guard_report=.cache/reports/credential-guard.json  # written by e2e/src/global-teardown.ts
 rm -f "$report" "$guard_report"
@@ -34,10 +54,12 @@ jest_status=$?
 set -e
 echo "tests took $(elapsed "$started")" >&2
 
-step "running the Go tests of the Crossplane OTC provider simulator"
-go_report=.cache/reports/go-test.jsonl
+step "waiting for the background builds and the Go tests"
 set +e
-(cd scripts/binaries/crossplane-otc-simulator && go test -mod=readonly -json ./...) > "$go_report"
+wait "$go_tests"
 go_status=$?
+[ "$go_status" = 0 ] || cat .cache/reports/go-test.stderr >&2
+wait "$background_binaries" || { echo "building in the background failed:" >&2; tail -20 .cache/reports/background-binaries.log >&2; }
 set -e
+echo "everything took $(elapsed "$run_started")" >&2
 node scripts/test-summary.mjs "$report" "$jest_status" "$guard_report" "$go_report" "$go_status"

@@ -181,7 +181,7 @@ async function main(): Promise<number> {
 
     const crossTenant = crossTenantRequests(running.otc.faults.requests, tenants.map((tenant) => tenant.account));
     if (crossTenant.length > 0) violations.push(`${crossTenant.length} OTC requests of one tenant's identity in another's project, e.g. ${JSON.stringify(crossTenant.slice(0, 3))}`);
-    const guard = await inspect(environment.state, logDir);
+    const guard = await inspect([environment.state], logDir);
     const findings = guard.findings.map((finding) => `${finding.credential} in ${finding.where}`);
     if (guard.error !== undefined) violations.push(`credential scan failed: ${guard.error}`);
     violations.push(...findings.map((finding) => `credential shown: ${finding}`));

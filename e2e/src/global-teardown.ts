@@ -43,19 +43,19 @@ const TEST_SOURCES = ["packages", "e2e/src", "e2e/tests"];
 const KCP_WILDCARD_CONTEXT = "shard-base";
 
 export default async function globalTeardown(): Promise<void> {
-  const environment = globalThis.edgeconnectTestEnvironment;
+  const environments = globalThis.edgeconnectTestEnvironments ?? [];
   try {
-    if (environment !== undefined) await guardCredentials(environment.state);
+    if (environments.length > 0) await guardCredentials(environments.map((environment) => environment.state));
   } finally {
-    await environment?.stop();
-    globalThis.edgeconnectTestEnvironment = undefined;
+    await Promise.all(environments.map((environment) => environment.stop()));
+    globalThis.edgeconnectTestEnvironments = undefined;
   }
 }
 
-async function guardCredentials(state: EnvironmentState): Promise<void> {
+async function guardCredentials(states: readonly EnvironmentState[]): Promise<void> {
   let report: GuardReport;
   try {
-    report = await inspect(state);
+    report = await inspect(states);
   } catch (err) {
     report = { scanned: { texts: 0, credentials: 0 }, findings: [], unreadable: [], error: err instanceof Error ? err.message : String(err) };
   }
@@ -65,22 +65,36 @@ async function guardCredentials(state: EnvironmentState): Promise<void> {
 }
 
 /**
- * The guard's scan of an environment: Events and statuses on both servers,
- * their logs, and the process logs under `logDir`. Exported for the chaos
- * run, which scans its own environment.
+ * The guard's scan of environments (one per Jest worker): Events and
+ * statuses on every server, their logs, and the process logs under
+ * `logDir`, searched for the credentials of every environment, so that one
+ * worker's server credentials found in another's objects count too.
+ * Exported for the chaos run, which scans its own environment.
  */
-export async function inspect(state: EnvironmentState, logDir = process.env.EDGECONNECT_E2E_LOG_DIR): Promise<GuardReport> {
-  const credentials = [...kubeconfigCredentials(state.kcp.kubeconfig, "kcp"), ...fixtureCredentials(REPO_ROOT, TEST_SOURCES)];
+export async function inspect(states: readonly EnvironmentState[], logDir = process.env.EDGECONNECT_E2E_LOG_DIR): Promise<GuardReport> {
+  const scans = await Promise.all(states.map((state, index) => scanEnvironment(state, states.length === 1 ? "" : ` ${index + 1}`)));
+  const credentials = [...fixtureCredentials(REPO_ROOT, TEST_SOURCES), ...scans.flatMap((scan) => scan.credentials)];
+  const texts = scans.flatMap((scan) => scan.texts);
+  if (logDir !== undefined) texts.push(...logTexts(logDir, (path) => relative(REPO_ROOT, path)));
+  return {
+    scanned: { texts: texts.length, credentials: credentials.length },
+    findings: findCredentials(texts, credentials),
+    unreadable: scans.flatMap((scan) => scan.unreadable),
+  };
+}
+
+/** One environment's server credentials, and its Events, statuses and server logs. */
+async function scanEnvironment(state: EnvironmentState, label: string): Promise<Collected & { readonly credentials: KnownCredential[] }> {
+  const credentials = kubeconfigCredentials(state.kcp.kubeconfig, `kcp${label}`);
   const texts: ScannedText[] = [];
   const unreadable: string[] = [];
-
   const kcp = kcpWildcardClient(state.kcp.kubeconfig);
   try {
-    texts.push(...(await eventTexts(kcp.cluster("*"), "kcp")));
+    texts.push(...(await eventTexts(kcp.cluster("*"), `kcp${label}`)));
     const logicalClusters = await kcp.cluster("*").list("/apis/core.kcp.io/v1alpha1/logicalclusters");
     for (const name of logicalClusters.items.map(clusterOf)) {
       if (name === undefined) continue;
-      const collected = await statusTexts(kcp.cluster(name), `kcp ${name}`);
+      const collected = await statusTexts(kcp.cluster(name), `kcp${label} ${name}`);
       texts.push(...collected.texts);
       unreadable.push(...collected.unreadable);
     }
@@ -90,11 +104,12 @@ export async function inspect(state: EnvironmentState, logDir = process.env.EDGE
   texts.push(...serverLogTexts(dirname(state.kcp.kubeconfig)));
 
   if (!("skipped" in state.infra)) {
-    credentials.push(...kubeconfigCredentials(state.infra.kubeconfig, state.infra.mode));
+    const server = `${state.infra.mode}${label}`;
+    credentials.push(...kubeconfigCredentials(state.infra.kubeconfig, server));
     const infra = RestClient.fromFile(state.infra.kubeconfig);
     try {
-      texts.push(...(await eventTexts(infra, state.infra.mode)));
-      const collected = await statusTexts(infra, state.infra.mode);
+      texts.push(...(await eventTexts(infra, server)));
+      const collected = await statusTexts(infra, server);
       texts.push(...collected.texts);
       unreadable.push(...collected.unreadable);
     } finally {
@@ -102,9 +117,7 @@ export async function inspect(state: EnvironmentState, logDir = process.env.EDGE
     }
     texts.push(...serverLogTexts(dirname(state.infra.kubeconfig)));
   }
-  if (logDir !== undefined) texts.push(...logTexts(logDir, (path) => relative(REPO_ROOT, path)));
-
-  return { scanned: { texts: texts.length, credentials: credentials.length }, findings: findCredentials(texts, credentials), unreadable };
+  return { credentials, texts, unreadable };
 }
 
 function kcpWildcardClient(kubeconfig: string): RestClient {

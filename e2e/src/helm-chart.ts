@@ -53,9 +53,9 @@ export class HelmChart {
     };
   }
 
-  /** Finds the pinned helm; never builds it (the global setup or `pnpm binaries helm` does). */
+  /** Finds the pinned helm, waiting for the build scripts/test.sh runs in the background (or building it when none runs). */
   async init(): Promise<void> {
-    this.helmBin = (await resolveBinary("helm", { build: false })).path;
+    this.helmBin = (await resolveBinary("helm")).path;
   }
 
   close(): void {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BINARIES, cachePath, compatModules, kubernetesVersion, requiredVersion, resolveBinary, wrapperDir } from "./binaries.js";
+import { BINARIES, cachePath, compatModules, kubernetesVersion, linkFlags, requiredVersion, resolveBinary, wrapperDir } from "./binaries.js";
 import { BinaryUnavailableError } from "./errors.js";
 
 const GO_MOD = `module wrapper
@@ -93,6 +93,13 @@ describe("compatModules", () => {
   });
 });
 
+describe("linkFlags", () => {
+  it("strips every build, stamped or not", () => {
+    expect(linkFlags("")).toBe("-s -w");
+    expect(linkFlags("-X a.b=c")).toBe("-X a.b=c -s -w");
+  });
+});
+
 describe("resolveBinary", () => {
   let repo: string;
   let bin: string;
@@ -166,6 +173,19 @@ describe("resolveBinary", () => {
     expect(cachePath("etcd", "v3.6.8", wrapperDir("etcd", repo), repo)).not.toBe(cached);
   });
 
+  it("waits for a build another process holds the lock of, and takes its result instead of building again", async () => {
+    const cached = cachePath("etcd", "v3.6.8", wrapperDir("etcd", repo), repo);
+    mkdirSync(join(cached, ".."), { recursive: true });
+    // A live owner (this process) holds the lock: the caller must wait, not build.
+    writeFileSync(`${cached}.lock`, String(process.pid));
+    const resolving = resolveBinary("etcd", { repoRoot: repo, env: { PATH: "" } });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    fakeEtcd(cached, "3.6.8");
+    rmSync(`${cached}.lock`);
+    expect(await resolving).toMatchObject({ path: cached, source: "cache" });
+    expect(existsSync(`${cached}.lock`)).toBe(false);
+  });
+
   describe("Cluster API managers", () => {
     const CAPI_GO_MOD = "module wrapper\n\ngo 1.26.0\n\nrequire (\n\tsigs.k8s.io/cluster-api v1.14.2\n\tsigs.k8s.io/cluster-api/api v1.14.2\n)\n";
     const DEV_GO_MOD = CAPI_GO_MOD.replace(")\n", "\tsigs.k8s.io/cluster-api/test v1.14.2\n)\n");
@@ -231,7 +251,7 @@ describe("resolveBinary", () => {
     it("stamp the version package as upstream's release script does", () => {
       expect(BINARIES["capi-core"].ldflags({ version: "v1.14.2", kubernetes: "v1.35.0" })).toBe(
         "-X sigs.k8s.io/cluster-api/version.gitVersion=v1.14.2 -X sigs.k8s.io/cluster-api/version.gitMajor=1 " +
-          "-X sigs.k8s.io/cluster-api/version.gitMinor=14 -X sigs.k8s.io/cluster-api/version.gitTreeState=clean -s -w",
+          "-X sigs.k8s.io/cluster-api/version.gitMinor=14 -X sigs.k8s.io/cluster-api/version.gitTreeState=clean",
       );
       expect(BINARIES["capi-dev"].ldflags({ version: "v1.14.2" })).toBe(BINARIES["capi-core"].ldflags({ version: "v1.14.2" }));
       expect(BINARIES["capi-operator"].ldflags({ version: "v0.29.0" })).toBe(

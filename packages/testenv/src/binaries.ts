@@ -22,6 +22,7 @@ import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { BinaryUnavailableError } from "./errors.js";
+import { acquireFileLock } from "./file-lock.js";
 import { cachedPromise } from "./promise-cache.js";
 
 const run = promisify(execFile);
@@ -116,7 +117,7 @@ function helmFlags(pinned: PinnedVersions): string {
  * release commit and build date are left out: the module proxy does not tell
  * the commit, and a date would make the build differ run to run.
  */
-function clusterApiFlags(versionPackage: string, strip: boolean) {
+function clusterApiFlags(versionPackage: string) {
   return (pinned: PinnedVersions): string => {
     const [, major = "", minor = ""] = /^v(\d+)\.(\d+)/.exec(pinned.version) ?? [];
     return [
@@ -124,8 +125,6 @@ function clusterApiFlags(versionPackage: string, strip: boolean) {
       `-X ${versionPackage}.gitMajor=${major}`,
       `-X ${versionPackage}.gitMinor=${minor}`,
       `-X ${versionPackage}.gitTreeState=clean`,
-      // Cluster API strips its release binaries (unless DBG=1); the operator does not.
-      ...(strip ? ["-s -w"] : []),
     ].join(" ");
   };
 }
@@ -152,7 +151,7 @@ function clusterApiManager(
   };
 }
 
-const capiFlags = clusterApiFlags("sigs.k8s.io/cluster-api/version", true);
+const capiFlags = clusterApiFlags("sigs.k8s.io/cluster-api/version");
 
 export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
   kcp: {
@@ -246,7 +245,7 @@ export const BINARIES: Readonly<Record<BinaryName, BinarySpec>> = {
     "sigs.k8s.io/cluster-api-operator",
     "cluster-api-operator",
     "sigs.k8s.io/cluster-api-operator/cmd",
-    clusterApiFlags("sigs.k8s.io/cluster-api-operator/version", false),
+    clusterApiFlags("sigs.k8s.io/cluster-api-operator/version"),
   ),
   // Our own test support, not an upstream binary: its wrapper folder holds
   // the simulator's source, pinned to the crossplane-runtime the real
@@ -473,9 +472,23 @@ export async function resolveBinary(name: BinaryName, options: ResolveOptions = 
       `${name} ${pinned.version} not found: set ${spec.envVar}, ${spec.onPath === false ? "" : "put it on PATH, "}or build it with \`pnpm binaries ${name}\``,
     );
   }
-  await build(spec, pinned, dir, goMod, cached, options.log ?? (() => undefined));
+  const log = options.log ?? (() => undefined);
+  // One build per binary at a time on this machine: a second caller (another
+  // Jest worker, the background build of scripts/test.sh) waits for the
+  // first and takes its result from the cache.
+  mkdirSync(dirname(cached), { recursive: true });
+  const lock = await acquireFileLock(`${cached}.lock`, BUILD_LOCK_TIMEOUT_MS, log);
+  try {
+    if (existsSync(cached)) return { name, path: cached, source: "cache", version: pinned.version };
+    await build(spec, pinned, dir, goMod, cached, log);
+  } finally {
+    lock.release();
+  }
   return { name, path: cached, source: "built", version: pinned.version };
 }
+
+/** Longer than the longest cold build measured here (kcp, 322 s on two cores, modules not yet downloaded). */
+const BUILD_LOCK_TIMEOUT_MS = 30 * 60_000;
 
 function findOnPath(name: string, path: string): string | undefined {
   for (const dir of path.split(delimiter)) {
@@ -510,11 +523,10 @@ async function build(
   const kubernetes = spec.module === "k8s.io/kubernetes" ? pinned.version : kubernetesVersion(readFileSync(upstream.GoMod, "utf8"));
   const stamped = kubernetes === undefined ? pinned : { ...pinned, kubernetes };
   const partial = `${target}.partial-${process.pid}`;
-  mkdirSync(join(target, ".."), { recursive: true });
   try {
     await run(
       "go",
-      ["build", "-mod=readonly", "-trimpath", `-ldflags=${spec.ldflags(stamped)}`, "-o", partial, spec.mainPackage],
+      ["build", "-mod=readonly", "-trimpath", `-ldflags=${linkFlags(spec.ldflags(stamped))}`, "-o", partial, spec.mainPackage],
       {
         cwd: dir,
         env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-buildvcs=false" },
@@ -526,9 +538,20 @@ async function build(
     const detail = err instanceof Error && "stderr" in err ? String(err.stderr).slice(-4000) : String(err);
     throw new BinaryUnavailableError(`building ${spec.name} ${pinned.version} failed:\n${detail}`);
   }
-  // Concurrent builds each write their own file; the rename makes one win whole.
+  // The rename makes the binary appear whole to callers that did not wait for the lock.
   renameSync(partial, target);
   log(`built ${spec.name} ${pinned.version} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/**
+ * Every build is stripped (`-s -w`), as Cluster API's release builds are:
+ * no symbol table or DWARF to write, so each link is shorter, and a warm run
+ * (a fresh clone on a machine whose Go build cache is filled) only links.
+ * Nothing the tests see changes: a Go panic's trace comes from the
+ * runtime's own tables, which stripping keeps.
+ */
+export function linkFlags(ldflags: string): string {
+  return ldflags === "" ? "-s -w" : `${ldflags} -s -w`;
 }
 
 /**

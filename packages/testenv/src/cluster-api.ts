@@ -39,7 +39,7 @@ import type { StandInDeployment } from "./deployment-stand-in.js";
 import { FatalError } from "./errors.js";
 import { eventually, holds, type Check } from "./eventually.js";
 import type { KubeApiServer } from "./kube-apiserver.js";
-import { acquirePortLock, type PortLock } from "./port-lock.js";
+import { acquirePortLock, type FileLock } from "./file-lock.js";
 import { freePorts, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { ServerProcess } from "./server-process.js";
@@ -119,7 +119,7 @@ export class ClusterApiStack {
     private readonly managers: RunningManager[],
     /** Paths of the webhook configurations registered, to remove on stop. */
     private readonly webhookPaths: string[],
-    private readonly lock: PortLock | undefined,
+    private readonly lock: FileLock | undefined,
   ) {}
 
   static async start(options: ClusterApiStackOptions): Promise<ClusterApiStack> {

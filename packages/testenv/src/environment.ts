@@ -12,7 +12,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { resolveBinary } from "./binaries.js";
 import { KcpServer } from "./kcp-server.js";
 import { KindCluster, kindAvailability } from "./kind.js";
@@ -26,7 +26,13 @@ import { RestClient } from "@edgeconnect/kcp-ts";
  */
 export type InfraMode = "kube-apiserver" | "kind" | "none";
 
-/** Environment variable naming the state file that Jest workers read. */
+/**
+ * Environment variable naming the state files that Jest workers read: one
+ * environment per worker, the paths joined by `:`. A worker connects to
+ * the one of its `JEST_WORKER_ID` (1, 2, ...), so suites that run at the
+ * same time never share a kcp or an infrastructure cluster, and each
+ * Crossplane simulator watching all namespaces has a cluster to itself.
+ */
 export const STATE_ENV_VAR = "EDGECONNECT_TESTENV_STATE";
 
 export interface EnvironmentState {
@@ -174,11 +180,21 @@ export function connect(state: EnvironmentState): Connection {
   };
 }
 
-/** Connects to the environment named by EDGECONNECT_TESTENV_STATE (set by the Jest global setup). */
+/** Connects to this Jest worker's environment of EDGECONNECT_TESTENV_STATE (set by the Jest global setup). */
 export function connectFromEnv(env: NodeJS.ProcessEnv = process.env): Connection {
-  const path = env[STATE_ENV_VAR];
-  if (path === undefined) {
+  return connect(loadState(workerStatePath(env)));
+}
+
+/** The state file of this worker (`JEST_WORKER_ID`, 1 when Jest runs in band) among those EDGECONNECT_TESTENV_STATE names. */
+export function workerStatePath(env: NodeJS.ProcessEnv = process.env): string {
+  const paths = (env[STATE_ENV_VAR] ?? "").split(delimiter).filter((path) => path !== "");
+  if (paths.length === 0) {
     throw new Error(`${STATE_ENV_VAR} is not set: run these tests through the e2e Jest project, which starts the servers`);
   }
-  return connect(loadState(path));
+  const worker = Number(env.JEST_WORKER_ID ?? "1");
+  const path = paths[worker - 1];
+  if (!Number.isInteger(worker) || path === undefined) {
+    throw new Error(`${STATE_ENV_VAR} names ${paths.length} environments, none for Jest worker ${env.JEST_WORKER_ID}: the global setup starts one per worker`);
+  }
+  return path;
 }

@@ -45,6 +45,7 @@ export {
   saveState,
   STATE_ENV_VAR,
   TestEnvironment,
+  workerStatePath,
   type Connection,
   type EnvironmentOptions,
   type EnvironmentState,

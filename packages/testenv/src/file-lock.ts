@@ -1,10 +1,14 @@
 /**
- * A lock between processes on this machine, for components that bind fixed
- * ports: Cluster API's in-memory development provider listens on :19000 and
- * 20000-30000 with no flag to move it, so two stacks with it (two suites,
- * two developers' runs) would take each other's ports. The lock is a file
- * created exclusively and holding its owner's pid; a lock whose owner has
- * died is taken over.
+ * A lock between processes on this machine. The lock is a file created
+ * exclusively and holding its owner's pid; a lock whose owner has died is
+ * taken over. Two uses:
+ * - components that bind fixed ports: Cluster API's in-memory development
+ *   provider listens on :19000 and 20000-30000 with no flag to move it, so two
+ *   stacks with it (two suites, two developers' runs) would take each other's
+ *   ports (`acquirePortLock`);
+ * - a binary's build: parallel Jest workers and the background build of
+ *   `scripts/test.sh` wait for one build instead of compiling the same
+ *   packages side by side on two cores (binaries.ts).
  */
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,13 +16,17 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TimeoutError } from "./errors.js";
 
-export interface PortLock {
+export interface FileLock {
   release(): void;
 }
 
-/** Waits until `name` is free, up to `timeoutMs`, then holds it until `release`. */
-export async function acquirePortLock(name: string, timeoutMs: number, log: (message: string) => void = () => undefined): Promise<PortLock> {
-  const path = join(tmpdir(), `edgeconnect-${name}.lock`);
+/** Waits until the port range `name` is free, up to `timeoutMs`, then holds it until `release`. */
+export function acquirePortLock(name: string, timeoutMs: number, log: (message: string) => void = () => undefined): Promise<FileLock> {
+  return acquireFileLock(join(tmpdir(), `edgeconnect-${name}.lock`), timeoutMs, log);
+}
+
+/** Waits until the lock file `path` is free, up to `timeoutMs`, then holds it until `release`. */
+export async function acquireFileLock(path: string, timeoutMs: number, log: (message: string) => void = () => undefined): Promise<FileLock> {
   const deadline = Date.now() + timeoutMs;
   let announced = false;
   for (;;) {
@@ -36,7 +44,7 @@ export async function acquirePortLock(name: string, timeoutMs: number, log: (mes
       continue;
     }
     if (Date.now() > deadline) throw new TimeoutError(`${path} is still held by process ${owner} after ${Math.round(timeoutMs / 1000)} s`);
-    if (!announced) log(`waiting for ${name}: process ${owner} holds ${path}`);
+    if (!announced) log(`waiting: process ${owner} holds ${path}`);
     announced = true;
     await sleep(1_000);
   }

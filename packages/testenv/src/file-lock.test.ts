@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TimeoutError } from "./errors.js";
-import { acquirePortLock } from "./port-lock.js";
+import { acquirePortLock } from "./file-lock.js";
 
 function lockName(): { name: string; path: string } {
   const name = `test-${randomBytes(4).toString("hex")}`;
