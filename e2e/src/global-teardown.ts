@@ -5,9 +5,11 @@
  * The guard: after every suite ran, no credential the run used may appear
  * in any Event, object status or captured process log. Credentials are the
  * servers' (kube-apiserver's token, kcp's admin tokens, from their
- * kubeconfigs) and every fake OTC key the test sources hold (`accessKey:
+ * kubeconfigs), every fake OTC key the test sources hold (`accessKey:
  * "..."`, `secretKey: "..."`, `securityToken: "..."`, `password: "..."` literals, wherever a
- * fixture or test defines them). Statuses are found generically: every
+ * fixture or test defines them), and every credential the run generated and
+ * recorded next to the log directory (testenv's recordE2eCredentials: each
+ * Platform's tenant passwords, the chaos run's generated input). Statuses are found generically: every
  * resource whose discovery lists a `/status` subresource, built-in,
  * CRD-backed or (on kcp) bound from an APIExport, in every logical cluster.
  * Logs are the servers' own and everything under the directory the global
@@ -25,9 +27,9 @@
  */
 import { clusterOf, kubeconfigCredentials as credentialsOf, HttpStatusError, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { credentialForms, MIN_SECRET_LENGTH } from "@edgeconnect/redaction";
-import { REPO_ROOT, type EnvironmentState } from "@edgeconnect/testenv";
+import { e2eCredentialsDir, recordedE2eCredentials, REPO_ROOT, type EnvironmentState } from "@edgeconnect/testenv";
 import { KubeConfig } from "@kubernetes/client-node";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 /** Read by scripts/test-summary.mjs. */
@@ -57,9 +59,12 @@ async function guardCredentials(state: EnvironmentState): Promise<void> {
   try {
     report = await inspect(state);
   } catch (err) {
-    report = { scanned: { texts: 0, credentials: 0 }, findings: [], unreadable: [], error: err instanceof Error ? err.message : String(err) };
+    report = { scanned: { texts: 0, credentials: 0, generated: 0 }, findings: [], unreadable: [], error: err instanceof Error ? err.message : String(err) };
   }
   writeReport(CREDENTIAL_GUARD_REPORT, report);
+  // Searched for now; no later run should find this run's generated credentials on disk.
+  const recorded = e2eCredentialsDir();
+  if (recorded !== undefined) rmSync(recorded, { recursive: true, force: true });
   for (const line of describeReport(report)) process.stderr.write(`${line}\n`);
   if (!reportPassed(report)) process.exitCode = 1;
 }
@@ -70,7 +75,8 @@ async function guardCredentials(state: EnvironmentState): Promise<void> {
  * run, which scans its own environment.
  */
 export async function inspect(state: EnvironmentState, logDir = process.env.EDGECONNECT_E2E_LOG_DIR): Promise<GuardReport> {
-  const credentials = [...kubeconfigCredentials(state.kcp.kubeconfig, "kcp"), ...fixtureCredentials(REPO_ROOT, TEST_SOURCES)];
+  const generated = generatedCredentials(logDir);
+  const credentials = [...kubeconfigCredentials(state.kcp.kubeconfig, "kcp"), ...fixtureCredentials(REPO_ROOT, TEST_SOURCES), ...generated];
   const texts: ScannedText[] = [];
   const unreadable: string[] = [];
 
@@ -104,7 +110,7 @@ export async function inspect(state: EnvironmentState, logDir = process.env.EDGE
   }
   if (logDir !== undefined) texts.push(...logTexts(logDir, (path) => relative(REPO_ROOT, path)));
 
-  return { scanned: { texts: texts.length, credentials: credentials.length }, findings: findCredentials(texts, credentials), unreadable };
+  return { scanned: { texts: texts.length, credentials: credentials.length, generated: generated.length }, findings: findCredentials(texts, credentials), unreadable };
 }
 
 function kcpWildcardClient(kubeconfig: string): RestClient {
@@ -133,8 +139,8 @@ export interface Finding {
 }
 
 export interface GuardReport {
-  /** How many texts and credentials were compared. */
-  readonly scanned: { readonly texts: number; readonly credentials: number };
+  /** How many texts and credentials were compared; of the credentials, how many the run generated and recorded. */
+  readonly scanned: { readonly texts: number; readonly credentials: number; readonly generated: number };
   readonly findings: readonly Finding[];
   /** Sources that could not be read (a resource the server refused to list); reported, not failed. */
   readonly unreadable: readonly string[];
@@ -158,7 +164,7 @@ export function findCredentials(texts: Iterable<ScannedText>, credentials: reado
 
 /** The lines a report prints: what failed and where, never a credential. */
 export function describeReport(report: GuardReport): string[] {
-  const lines = [`credential guard: ${report.scanned.texts} texts scanned for ${report.scanned.credentials} credentials`];
+  const lines = [`credential guard: ${report.scanned.texts} texts scanned for ${report.scanned.credentials} credentials (${report.scanned.generated} generated by the run)`];
   if (report.error !== undefined) lines.push(`credential guard failed to run: ${report.error}`);
   for (const finding of report.findings) lines.push(`credential guard: ${finding.credential} appeared in ${finding.where}`);
   for (const source of report.unreadable) lines.push(`credential guard: could not read ${source}`);
@@ -180,6 +186,19 @@ export function kubeconfigCredentials(path: string, name: string): KnownCredenti
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(path);
   return credentialsOf(kubeConfig).map(({ user, field, value }) => ({ origin: `${name} kubeconfig user "${user}" ${field}`, value }));
+}
+
+/**
+ * The credentials the run generated and recorded next to `logDir`
+ * (recordE2eCredentials: a Platform's tenant passwords, the chaos run's
+ * generated input), once each.
+ */
+export function generatedCredentials(logDir: string | undefined): KnownCredential[] {
+  const found = new Map<string, KnownCredential>();
+  for (const { origin, value } of recordedE2eCredentials(e2eCredentialsDir(logDir))) {
+    if (!found.has(value)) found.set(value, { origin: `generated ${origin}`, value });
+  }
+  return [...found.values()];
 }
 
 const CREDENTIAL_LITERAL = /\b(accessKey|secretKey|securityToken|password)\s*:\s*"([^"\\\n]+)"/g;
