@@ -129,8 +129,9 @@ export class ChaosPhase {
         if (recovered) this.recoveries++;
         else this.unrecovered++;
         const recoveredS = Math.round((Date.now() - started) / 100) / 10;
-        if (await killController(platform)) this.kills++;
-        log(`chaos: round ${round}: cut ${cut} infrastructure connections, the controller ${recovered ? "recovered" : "did NOT recover"} in ${recoveredS} s, SIGKILLed it (${this.kills} so far)`);
+        const killed = await killController(platform);
+        if (killed) this.kills++;
+        log(`chaos: round ${round}: cut ${cut} infrastructure connections, the controller ${recovered ? "recovered" : "did NOT recover"} in ${recoveredS} s, ${killed ? "SIGKILLed it" : "its SIGKILL did NOT end it"} (${this.kills} kills so far)`);
       } catch (err) {
         log(`chaos: round ${round} failed: ${errorText(err)}`);
       }
