@@ -79,3 +79,71 @@ export function doubleCreates(creates: ReadonlyMap<string, number>, projects: re
 export function cloudObjectCount(live: Readonly<Record<string, number>>): number {
   return Object.values(live).reduce((sum, count) => sum + count, 0);
 }
+
+/** Injected faults by kind, as the simulator answered them: errors (500), throttling (429), lost answers (500 after the request took effect). */
+export interface AnsweredFaults {
+  readonly errors: number;
+  readonly throttled: number;
+  readonly lost: number;
+}
+
+/**
+ * The injected faults the simulator answered to the client that names
+ * itself `agent` (the controller): counted from the request log, so a fault
+ * armed but never dealt, or dealt to another client (the Crossplane
+ * simulator), or a 500 or 429 the cloud itself answered, is not counted.
+ */
+export function answeredFaults(log: readonly RequestLogEntry[], agent: string): AnsweredFaults {
+  let errors = 0;
+  let throttled = 0;
+  let lost = 0;
+  for (const entry of log) {
+    if (entry.agent !== agent || entry.fault === undefined) continue;
+    if (entry.fault === "after") lost++;
+    else if (entry.status === 429) throttled++;
+    else errors++;
+  }
+  return { errors, throttled, lost };
+}
+
+/** One tenant's teardown as it went: the way, whether its calls went through, and where its infrastructure lived. */
+export interface TeardownRecord {
+  readonly way: string;
+  /** The way's calls were all answered (a delete, an unbinding, a workspace deletion). */
+  readonly done: boolean;
+  /** Its OTC project. */
+  readonly project: string;
+  /** Its `kcp-<fp>` namespace on the infrastructure cluster. */
+  readonly namespace: string;
+}
+
+/**
+ * Per way, the tenants it tore down: its calls went through, its project
+ * holds nothing in the cloud any more, and its `kcp-<fp>` namespace is
+ * gone. `ways` lists every way, so a way that tore nothing down shows 0.
+ */
+export function tornDownByWay(
+  records: readonly TeardownRecord[],
+  ways: readonly string[],
+  cloudObjectsOf: (project: string) => number,
+  namespacesLeft: ReadonlySet<string>,
+): Record<string, number> {
+  const counts: Record<string, number> = Object.fromEntries(ways.map((way) => [way, 0]));
+  for (const record of records) {
+    if (record.done && cloudObjectsOf(record.project) === 0 && !namespacesLeft.has(record.namespace)) counts[record.way] = (counts[record.way] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** What `readyForGeneration` reads of a KubernetesCluster. */
+export interface GenerationConditions {
+  readonly metadata?: { readonly generation?: number };
+  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string; readonly observedGeneration?: number }[] };
+}
+
+/** Whether the cluster's Ready condition is True for its current generation: the controller finished its latest spec. */
+export function readyForGeneration(cluster: GenerationConditions | undefined): boolean {
+  const generation = cluster?.metadata?.generation;
+  if (generation === undefined) return false;
+  return cluster?.status?.conditions?.some((condition) => condition.type === "Ready" && condition.status === "True" && condition.observedGeneration === generation) === true;
+}

@@ -1,15 +1,19 @@
 /**
  * What goes wrong while the tenants order: a loop that, after each random
- * pause, injects OTC faults into the controller's own calls, cuts the
- * controller's connections to the infrastructure cluster, and SIGKILLs the
- * controller (the Platform starts a new one at once); on its second round it
+ * pause, arms OTC faults for the controller's own calls, cuts the
+ * controller's connections to the infrastructure cluster, waits until the
+ * live controller has recovered from the cut (it finished a change made
+ * after it, which it can only see through new watches), and then SIGKILLs
+ * it (the Platform starts a new one at once); on its second round it
  * restarts kcp instead, once.
  */
 import type { Platform } from "@edgeconnect/demo";
-import { requestMatches, type Faults, type RequestMatch } from "@edgeconnect/otc-simulator";
+import type { Faults, RequestMatch } from "@edgeconnect/otc-simulator";
+import { MANAGED_BY } from "@edgeconnect/provisioning";
 import type { StallingProxy } from "@edgeconnect/testenv";
 import { sleep } from "../bench/measure.js";
 import { errorText } from "../bench/platform-run.js";
+import { answeredFaults, type AnsweredFaults } from "./chaos-checks.js";
 import { between, type Random } from "./random.js";
 
 export interface ChaosPhaseOptions {
@@ -20,27 +24,48 @@ export interface ChaosPhaseOptions {
   /** Between the controller and the infrastructure cluster. */
   readonly proxy: StallingProxy;
   readonly restartKcp: () => Promise<void>;
+  /**
+   * Called right after a cut: makes a change the controller can finish only
+   * through its infrastructure watches, and resolves true once the live
+   * controller has, false at its deadline.
+   */
+  readonly awaitRecovery: () => Promise<boolean>;
   readonly log: (message: string) => void;
 }
 
 export interface ChaosFigures {
+  /** SIGKILLs that ended the controller (a new one was started after each). */
   readonly kills: number;
   readonly kcpRestarts: number;
   /** Rounds that cut connections, and how many connections were cut. */
   readonly connectionCuts: number;
   readonly connectionsCut: number;
-  readonly faultsInjected: number;
-  /** Injected faults by kind: 500, 429, lost answers. */
-  readonly faultsByKind: readonly [number, number, number];
-  /** Requests the simulator answered with an injected fault (status 500 or 429 on the faulted paths). */
+  /** Cuts after which the same controller process finished a change made after the cut; and after which it did not in time. */
+  readonly recoveries: number;
+  readonly unrecovered: number;
+  /** Faults armed for the controller's calls: not all need be dealt. */
+  readonly faultsArmed: number;
+  /** Faults the simulator answered to the controller (its User-Agent), from the request log. */
   readonly faultsAnswered: number;
+  readonly faultsAnsweredByKind: AnsweredFaults;
 }
 
-/** The controller's own OTC calls: IAM tokens and CCE cluster certificates. */
+/** The controller's own OTC calls, IAM tokens and CCE cluster certificates, told from the Crossplane simulator's by its User-Agent. */
 const FAULTED: readonly RequestMatch[] = [
-  { method: "POST", pathPrefix: "/v3/auth/tokens" },
-  { method: "POST", pathSuffix: "/clustercert" },
+  { method: "POST", pathPrefix: "/v3/auth/tokens", agent: MANAGED_BY },
+  { method: "POST", pathSuffix: "/clustercert", agent: MANAGED_BY },
 ];
+
+/**
+ * SIGKILLs the controller (the Platform starts a new one at once); true
+ * when the old process ended by that signal and a new one runs.
+ */
+export async function killController(platform: Platform): Promise<boolean> {
+  const before = platform.replica(0);
+  await platform.crashController();
+  const after = platform.replica(0);
+  return (await before.exited).signal === "SIGKILL" && after !== before && after.running;
+}
 
 export class ChaosPhase {
   private stopped = false;
@@ -49,7 +74,9 @@ export class ChaosPhase {
   private kcpRestarts = 0;
   private connectionCuts = 0;
   private connectionsCut = 0;
-  private readonly faults: [number, number, number] = [0, 0, 0];
+  private recoveries = 0;
+  private unrecovered = 0;
+  private faultsArmed = 0;
   private readonly firstRequest: number;
 
   constructor(private readonly options: ChaosPhaseOptions) {
@@ -57,22 +84,22 @@ export class ChaosPhase {
     this.loop = this.run();
   }
 
-  /** Ends the loop after its current step; clears faults not yet answered. */
+  /** Ends the loop after its current round; clears faults not yet dealt. */
   async stop(): Promise<ChaosFigures> {
     this.stopped = true;
     await this.loop;
     this.options.platform.otc.faults.clear();
-    const answered = this.options.platform.otc.faults.requests
-      .slice(this.firstRequest)
-      .filter((entry) => (entry.status === 500 || entry.status === 429) && FAULTED.some((match) => requestMatches(match, entry.method, entry.path))).length;
+    const answered = answeredFaults(this.options.platform.otc.faults.requests.slice(this.firstRequest), MANAGED_BY);
     return {
       kills: this.kills,
       kcpRestarts: this.kcpRestarts,
       connectionCuts: this.connectionCuts,
       connectionsCut: this.connectionsCut,
-      faultsInjected: this.faults[0] + this.faults[1] + this.faults[2],
-      faultsByKind: [...this.faults],
-      faultsAnswered: answered,
+      recoveries: this.recoveries,
+      unrecovered: this.unrecovered,
+      faultsArmed: this.faultsArmed,
+      faultsAnswered: answered.errors + answered.throttled + answered.lost,
+      faultsAnsweredByKind: answered,
     };
   }
 
@@ -84,7 +111,7 @@ export class ChaosPhase {
       while (!this.stopped && Date.now() < until) await sleep(250);
       if (this.stopped) return;
       try {
-        this.injectFaults(platform.otc.faults);
+        this.armFaults(platform.otc.faults);
         if (round === 2 && this.kcpRestarts === 0) {
           log("chaos: restarting kcp");
           await this.options.restartKcp();
@@ -94,9 +121,17 @@ export class ChaosPhase {
         const cut = this.options.proxy.cutConnections();
         this.connectionCuts++;
         this.connectionsCut += cut;
-        await platform.crashController();
-        this.kills++;
-        log(`chaos: round ${round}: cut ${cut} infrastructure connections, SIGKILLed the controller (${this.kills} so far)`);
+        // A round once begun ends with its kill, also when stop() came meanwhile: a cut is never left unproven or unkilled.
+        const started = Date.now();
+        const live = platform.replica(0);
+        // The same process, which the cut reached, must have finished the change: not a successor with fresh watches.
+        const recovered = (await this.options.awaitRecovery()) && platform.replica(0) === live && live.running;
+        if (recovered) this.recoveries++;
+        else this.unrecovered++;
+        const recoveredS = Math.round((Date.now() - started) / 100) / 10;
+        const killed = await killController(platform);
+        if (killed) this.kills++;
+        log(`chaos: round ${round}: cut ${cut} infrastructure connections, the controller ${recovered ? "recovered" : "did NOT recover"} in ${recoveredS} s, ${killed ? "SIGKILLed it" : "its SIGKILL did NOT end it"} (${this.kills} kills so far)`);
       } catch (err) {
         log(`chaos: round ${round} failed: ${errorText(err)}`);
       }
@@ -104,15 +139,12 @@ export class ChaosPhase {
   }
 
   /** A few of each: errors, throttling, and answers lost after the request took effect. */
-  private injectFaults(faults: Faults): void {
+  private armFaults(faults: Faults): void {
     for (const match of FAULTED) {
       faults.failNext(match, 500, 2);
       faults.failNext(match, 429, 2, { error_msg: "Too many requests", error_code: "APIGW.0308" });
       faults.failNextAfterEffect(match, 500, 1);
-      this.faults[0] += 2;
-      this.faults[1] += 2;
-      this.faults[2] += 1;
+      this.faultsArmed += 5;
     }
   }
 }
-

@@ -13,31 +13,39 @@
  *    open connection of the controller to the infrastructure cluster (its
  *    watches) is cut through a proxy, and the OTC simulator answers IAM and
  *    cluster-certificate calls with 500, 429 and lost answers (the request
- *    took effect, the answer did not come). Judged: every cluster becomes
- *    Ready exactly once and never falls back; the cloud got exactly one CCE
- *    cluster per order; every `kcp-<fp>` namespace holds only its own
- *    tenant's credentials.
+ *    took effect, the answer did not come), counted as the controller was
+ *    answered with them. After each cut and before the kill, the live
+ *    controller must finish a change made after the cut (a probe cluster
+ *    of its own tenant is scaled), which it can see only through new
+ *    watches. Judged: every cluster becomes Ready exactly once and never
+ *    falls back; the controller recovered from every cut; the cloud got
+ *    exactly one CCE cluster per order; every `kcp-<fp>` namespace holds
+ *    only its own tenant's credentials.
  * 2. Teardown in every way, a quarter of the tenants each: delete the
  *    cluster; delete the credentials Secret and the ProviderConfig first,
  *    then the cluster; unbind the export; delete the workspace. The
  *    controller is killed once more on the way. Judged: nothing left in the
- *    OTC simulator and no `kcp-*` namespace on the infrastructure cluster.
+ *    OTC simulator and no `kcp-*` namespace on the infrastructure cluster;
+ *    per way, the tenants whose calls went through and whose project and
+ *    namespace are empty are counted.
  * 3. Generated input (`--fuzz`, generated-input.ts): bundles of Secret,
  *    ProviderConfig, MachineCapabilities and KubernetesCluster, valid and
  *    invalid, through kcp (fuzz-run.ts). Judged: the controller never
  *    crashed, every accepted cluster got a condition for its generation,
- *    every invalid one was refused by the schema or told what to change,
- *    and nothing was made in the cloud for any invalid one.
+ *    every valid one became Ready, every invalid one was refused by the
+ *    schema or told what to change, and nothing was made in the cloud for
+ *    any invalid one.
  * Throughout: no tenant's identity acted in another's OTC project (from the
  * simulator's request log), and at the end the e2e credential guard's scan
- * of this environment (Events, statuses, every log) finds no credential.
+ * of this environment (Events, statuses, every log) finds no credential,
+ * generated ones included (every tenant's password, the generated input's).
  *
  * State and logs stay in `.cache/chaos/` until the next run.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { KUBERNETES_CLUSTER_RESOURCE, objectPath, PROVIDER_CONFIG_RESOURCE } from "@edgeconnect/api";
-import { orderCluster, Platform } from "@edgeconnect/demo";
+import { orderCluster, Platform, type TenantCredentials } from "@edgeconnect/demo";
 import { deleteIfPresent, RestClient, type KubeObject } from "@edgeconnect/kcp-ts";
 import { tenantNamespace } from "@edgeconnect/provisioning";
 import { E2E_LOG_DIR_ENV_VAR, readKubeconfig, Reaper, REPO_ROOT, StallingProxy, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
@@ -45,8 +53,18 @@ import { formatTable } from "../bench/report.js";
 import { pool, sleep, waitFor, withRetry } from "../bench/measure.js";
 import { errorText, isReady, log, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "../bench/platform-run.js";
 import { inspect } from "../src/global-teardown.js";
-import { ChaosPhase, type ChaosFigures } from "./chaos-phase.js";
-import { clusterCreates, cloudObjectCount, crossTenantRequests, doubleCreates, ReadyHistory, type CloudAccount } from "./chaos-checks.js";
+import { ChaosPhase, killController, type ChaosFigures } from "./chaos-phase.js";
+import {
+  clusterCreates,
+  cloudObjectCount,
+  crossTenantRequests,
+  doubleCreates,
+  readyForGeneration,
+  ReadyHistory,
+  tornDownByWay,
+  type CloudAccount,
+  type TeardownRecord,
+} from "./chaos-checks.js";
 import { parseChaosFlags, type ChaosFlags } from "./chaos-flags.js";
 import { runGeneratedInput, workspacesFor, type GeneratedInputFigures } from "./fuzz-run.js";
 import { seededRandom } from "./random.js";
@@ -55,6 +73,9 @@ const CLUSTER_PATH = objectPath(KUBERNETES_CLUSTER_RESOURCE, "default", "my-clus
 const TEARDOWN_WAYS = ["delete the cluster", "delete credentials and ProviderConfig first", "unbind the export", "delete the workspace"] as const;
 type TeardownWay = (typeof TEARDOWN_WAYS)[number];
 const POLL_MS = 1_000;
+/** How long the controller may take, after a cut, to finish the probe's change; past it the cut is a violation. */
+const RECOVERY_TIMEOUT_MS = 90_000;
+const PROBE_POLL_MS = 250;
 
 interface Tenant {
   readonly index: number;
@@ -68,10 +89,18 @@ interface ChaosResult {
   readonly startedAt: string;
   readonly setupS: number;
   readonly orders: { readonly clusters: number; readonly allReadyS: number | undefined; readonly notReady: readonly string[] } & ChaosFigures;
-  readonly teardown: { readonly byWay: Readonly<Record<string, number>>; readonly doneS: number | undefined; readonly cloudObjectsLeft: number; readonly namespacesLeft: readonly string[]; readonly kills: number };
+  readonly teardown: {
+    /** Per way, the tenants torn down that way: calls answered, project empty, namespace gone. */
+    readonly byWay: Readonly<Record<string, number>>;
+    readonly doneS: number | undefined;
+    readonly cloudObjectsLeft: number;
+    readonly namespacesLeft: readonly string[];
+    /** SIGKILLs of the controller during teardown that ended it. */
+    readonly kills: number;
+  };
   readonly generatedInput: GeneratedInputFigures | undefined;
   readonly crossTenant: { readonly otcRequests: number; readonly credentialMismatches: readonly string[] };
-  readonly credentialGuard: { readonly texts: number; readonly credentials: number; readonly findings: readonly string[] };
+  readonly credentialGuard: { readonly texts: number; readonly credentials: number; readonly generatedCredentials: number; readonly findings: readonly string[] };
   readonly violations: readonly string[];
   readonly totalS: number;
 }
@@ -106,7 +135,8 @@ async function main(): Promise<number> {
       kcpKubeconfig: kcp.kubeconfig,
       infraKubeconfig: infra.kubeconfig,
       dir: join(dir, "platform"),
-      tenantAccounts: flags.tenants,
+      // The last account is the recovery probe's.
+      tenantAccounts: flags.tenants + 1,
       reaper,
       controllerInfraServer: proxy.url,
       // Generated input puts hundreds of clusters into one workspace.
@@ -114,6 +144,8 @@ async function main(): Promise<number> {
       log,
     });
     const running = platform;
+    // Ordered first, so that it is Ready, or nearly, by the first cut.
+    const probe = await RecoveryProbe.order(running, flags.tenants, () => admin);
     const tenants = await createTenants(running, flags.tenants);
     // Made now: after kcp's restart the platform's own kcp client has a stale token.
     const fuzzWorkspaces = await Promise.all(Array.from({ length: workspacesFor(flags.fuzz) }, (_, k) => withRetry(`workspace fuzz-${k}`, () => running.createTenant(`fuzz-${k}`))));
@@ -137,6 +169,7 @@ async function main(): Promise<number> {
         admin.close();
         admin = RestClient.fromFile(kcp.kubeconfig);
       },
+      awaitRecovery: () => probe.changeAndAwait(RECOVERY_TIMEOUT_MS),
       log,
     });
     const allReady = await waitFor(
@@ -151,16 +184,23 @@ async function main(): Promise<number> {
     const notReady = await describeNotReady(admin, tenants, history);
     if (!allReady) violations.push(`not every cluster became Ready within ${flags.timeoutS} s: ${notReady.join("; ")}`);
     violations.push(...history.violations(tenants.map((tenant) => tenant.workspace.path)));
-    violations.push(...doubleCreates(clusterCreates(running.otc.faults.requests), tenants.map((tenant) => tenant.account.project)));
+    if (figures.unrecovered > 0) violations.push(`after ${figures.unrecovered} of ${figures.connectionCuts} cuts the live controller did not finish a change made after the cut within ${RECOVERY_TIMEOUT_MS / 1000} s`);
+    const accounts = [...tenants.map((tenant) => tenant.account), probe.account];
+    violations.push(...doubleCreates(clusterCreates(running.otc.faults.requests), accounts.map((account) => account.project)));
     const credentialMismatches = await foreignCredentials(infraAdmin, tenants, running);
     violations.push(...credentialMismatches);
-    log(`orders: ${allReadyS === undefined ? "not all Ready" : `all Ready after ${allReadyS} s`}; ${figures.kills} kills, ${figures.kcpRestarts} kcp restart, ${figures.connectionCuts} cuts, ${figures.faultsInjected} faults`);
+    log(
+      `orders: ${allReadyS === undefined ? "not all Ready" : `all Ready after ${allReadyS} s`}; ${figures.kills} kills, ${figures.kcpRestarts} kcp restart, ${figures.connectionCuts} cuts (${figures.recoveries} recovered), ${figures.faultsAnswered} faults answered to the controller of ${figures.faultsArmed} armed`,
+    );
 
     // 2. Teardown in every way.
     const teardownStart = Date.now();
-    await tearDown(admin, tenants);
+    const records = await tearDown(admin, tenants);
+    await deleteIfPresent(admin.cluster(probe.workspace.path), CLUSTER_PATH);
+    for (const record of records.filter((entry) => entry.error !== undefined)) violations.push(`teardown "${record.way}" of ${record.namespace} failed: ${record.error ?? ""}`);
     await sleep(3_000);
-    await running.crashController();
+    const teardownKills = (await killController(running)) ? 1 : 0;
+    if (teardownKills === 0) violations.push("the controller's SIGKILL during teardown did not end it");
     const cleared = await waitFor(
       // A failed read is "not yet": the controller's kills do not touch the infrastructure cluster, but a loaded one may answer late.
       async () => cloudObjectCount(running.otc.liveObjects()) === 0 && (await tenantNamespaces(infraAdmin).catch(() => ["unread"])).length === 0,
@@ -170,6 +210,7 @@ async function main(): Promise<number> {
     const cloudObjectsLeft = cloudObjectCount(running.otc.liveObjects());
     const namespacesLeft = await tenantNamespaces(infraAdmin);
     if (!cleared) violations.push(`after teardown: ${cloudObjectsLeft} objects left in the cloud (${JSON.stringify(running.otc.liveObjects())}), namespaces left: ${namespacesLeft.join(", ") || "none"}`);
+    const byWay = tornDownByWay(records, TEARDOWN_WAYS, (project) => cloudObjectCount(running.otc.liveObjects(project)), new Set(namespacesLeft));
     log(`teardown: ${teardownS === undefined ? "incomplete" : `done after ${teardownS} s`}`);
 
     // 3. Generated input.
@@ -179,7 +220,7 @@ async function main(): Promise<number> {
       violations.push(...generatedInput.violations);
     }
 
-    const crossTenant = crossTenantRequests(running.otc.faults.requests, tenants.map((tenant) => tenant.account));
+    const crossTenant = crossTenantRequests(running.otc.faults.requests, accounts);
     if (crossTenant.length > 0) violations.push(`${crossTenant.length} OTC requests of one tenant's identity in another's project, e.g. ${JSON.stringify(crossTenant.slice(0, 3))}`);
     const guard = await inspect([environment.state], logDir);
     const findings = guard.findings.map((finding) => `${finding.credential} in ${finding.where}`);
@@ -192,15 +233,15 @@ async function main(): Promise<number> {
       setupS,
       orders: { clusters: tenants.length, allReadyS, notReady: allReady ? [] : notReady, ...figures },
       teardown: {
-        byWay: Object.fromEntries(TEARDOWN_WAYS.map((way) => [way, tenants.filter((tenant) => tenant.way === way).length])),
+        byWay,
         doneS: teardownS,
         cloudObjectsLeft,
         namespacesLeft,
-        kills: 1,
+        kills: teardownKills,
       },
       generatedInput,
       crossTenant: { otcRequests: crossTenant.length, credentialMismatches },
-      credentialGuard: { texts: guard.scanned.texts, credentials: guard.scanned.credentials, findings },
+      credentialGuard: { texts: guard.scanned.texts, credentials: guard.scanned.credentials, generatedCredentials: guard.scanned.generated, findings },
       violations,
       totalS: seconds(began),
     };
@@ -223,19 +264,57 @@ async function main(): Promise<number> {
 /** The tenant workspaces, a teardown way each, in turn. */
 async function createTenants(platform: Platform, count: number): Promise<Tenant[]> {
   const tenants: Tenant[] = [];
-  const projects = new Map(platform.otc.state.projects.map((project) => [project.name, project.id]));
   await pool(count, WORKSPACE_CONCURRENCY, async (index) => {
     const workspace = await withRetry(`workspace chaos-${index}`, () => platform.createTenant(`chaos-${index}`));
-    const credentials = platform.tenantCredentials(index);
-    tenants.push({
-      index,
-      workspace,
-      account: { user: `${credentials.domainName}/${credentials.userName}`, project: projects.get(credentials.projectName) ?? "" },
-      way: TEARDOWN_WAYS[index % TEARDOWN_WAYS.length] ?? "delete the cluster",
-    });
+    tenants.push({ index, workspace, account: cloudAccount(platform, platform.tenantCredentials(index)), way: TEARDOWN_WAYS[index % TEARDOWN_WAYS.length] ?? "delete the cluster" });
   });
   log(`${count} tenant workspaces bound`);
   return tenants.sort((a, b) => a.index - b.index);
+}
+
+function cloudAccount(platform: Platform, credentials: TenantCredentials): CloudAccount {
+  const project = platform.otc.state.projects.find((candidate) => candidate.name === credentials.projectName);
+  return { user: `${credentials.domainName}/${credentials.userName}`, project: project?.id ?? "" };
+}
+
+/**
+ * A tenant of its own, outside the judged ones, on which each cut's
+ * recovery is proven: after the cut its cluster is scaled (2 and 3 nodes in
+ * turn), and the controller can report it Ready for that generation only
+ * after it saw the Crossplane node pool's new status, which reaches it
+ * through a watch opened after the cut.
+ */
+class RecoveryProbe {
+  private nodeCount = 2;
+
+  private constructor(
+    readonly workspace: Workspace,
+    readonly account: CloudAccount,
+    private readonly credentials: string,
+    /** The current kcp admin: kcp's restart replaces it. */
+    private readonly admin: () => RestClient,
+  ) {}
+
+  static async order(platform: Platform, index: number, admin: () => RestClient): Promise<RecoveryProbe> {
+    const workspace = await withRetry("workspace chaos-probe", () => platform.createTenant("chaos-probe"));
+    const probe = new RecoveryProbe(workspace, cloudAccount(platform, platform.tenantCredentials(index)), platform.passwordCredentials(index), admin);
+    await withRetry(`order in ${workspace.path}`, () => orderCluster(admin().cluster(workspace.path), { credentials: probe.credentials, spec: { nodeCount: probe.nodeCount } }));
+    return probe;
+  }
+
+  /** Scales the probe's cluster; true once it is Ready for the new generation, false after `timeoutMs`. */
+  async changeAndAwait(timeoutMs: number): Promise<boolean> {
+    this.nodeCount = this.nodeCount === 2 ? 3 : 2;
+    const changed = await withRetry(`scale in ${this.workspace.path}`, () => orderCluster(this.admin().cluster(this.workspace.path), { credentials: this.credentials, spec: { nodeCount: this.nodeCount } }));
+    const generation = changed.metadata?.generation;
+    return waitFor(
+      async () => {
+        const kc = await this.admin().cluster(this.workspace.path).get<Cluster>(CLUSTER_PATH).catch(() => undefined);
+        return kc?.metadata?.generation === generation && readyForGeneration(kc);
+      },
+      { timeoutMs, intervalMs: PROBE_POLL_MS },
+    );
+  }
 }
 
 /** Reads every tenant's cluster once; a read that fails (kcp restarting) records nothing. */
@@ -284,32 +363,46 @@ async function foreignCredentials(infra: RestClient, tenants: readonly Tenant[],
   return mismatches;
 }
 
-async function tearDown(admin: RestClient, tenants: readonly Tenant[]): Promise<void> {
+/** Tears each tenant down its way; what went through, and where its infrastructure was, for `tornDownByWay`. */
+async function tearDown(admin: RestClient, tenants: readonly Tenant[]): Promise<(TeardownRecord & { readonly error?: string })[]> {
+  const records: (TeardownRecord & { readonly error?: string })[] = [];
   await pool(tenants.length, 8, async (i) => {
     const tenant = tenants[i];
     if (tenant === undefined) return;
-    const ws = admin.cluster(tenant.workspace.path);
-    switch (tenant.way) {
-      case "delete the cluster":
-        await deleteIfPresent(ws, CLUSTER_PATH);
-        break;
-      case "delete credentials and ProviderConfig first":
-        await deleteIfPresent(ws, "/api/v1/namespaces/default/secrets/otc-credentials");
-        await deleteIfPresent(ws, objectPath(PROVIDER_CONFIG_RESOURCE, "default", "otc"));
-        await deleteIfPresent(ws, CLUSTER_PATH);
-        break;
-      case "unbind the export": {
-        const bindings = await ws.list<KubeObject & { spec?: { reference?: { export?: { name?: string } } } }>("/apis/apis.kcp.io/v1alpha2/apibindings");
-        for (const binding of bindings.items.filter((item) => item.spec?.reference?.export?.name === "platform.edgeconnect.eu")) {
-          await deleteIfPresent(ws, `/apis/apis.kcp.io/v1alpha2/apibindings/${binding.metadata?.name ?? ""}`);
-        }
-        break;
-      }
-      case "delete the workspace":
-        await deleteIfPresent(admin.cluster("root"), `/apis/tenancy.kcp.io/v1alpha1/workspaces/${tenant.workspace.name}`);
-        break;
+    const record = { way: tenant.way, project: tenant.account.project, namespace: tenantNamespace(tenant.workspace.cluster).name };
+    try {
+      await tearDownOne(admin, tenant);
+      records.push({ ...record, done: true });
+    } catch (err) {
+      records.push({ ...record, done: false, error: errorText(err) });
     }
   });
+  return records;
+}
+
+async function tearDownOne(admin: RestClient, tenant: Tenant): Promise<void> {
+  const ws = admin.cluster(tenant.workspace.path);
+  switch (tenant.way) {
+    case "delete the cluster":
+      await deleteIfPresent(ws, CLUSTER_PATH);
+      break;
+    case "delete credentials and ProviderConfig first":
+      await deleteIfPresent(ws, "/api/v1/namespaces/default/secrets/otc-credentials");
+      await deleteIfPresent(ws, objectPath(PROVIDER_CONFIG_RESOURCE, "default", "otc"));
+      await deleteIfPresent(ws, CLUSTER_PATH);
+      break;
+    case "unbind the export": {
+      const bindings = await ws.list<KubeObject & { spec?: { reference?: { export?: { name?: string } } } }>("/apis/apis.kcp.io/v1alpha2/apibindings");
+      const ours = bindings.items.filter((item) => item.spec?.reference?.export?.name === "platform.edgeconnect.eu");
+      // Nothing to unbind is no teardown this way.
+      if (ours.length === 0) throw new Error("no binding of platform.edgeconnect.eu to delete");
+      for (const binding of ours) await deleteIfPresent(ws, `/apis/apis.kcp.io/v1alpha2/apibindings/${binding.metadata?.name ?? ""}`);
+      break;
+    }
+    case "delete the workspace":
+      await deleteIfPresent(admin.cluster("root"), `/apis/tenancy.kcp.io/v1alpha1/workspaces/${tenant.workspace.name}`);
+      break;
+  }
 }
 
 async function tenantNamespaces(infra: RestClient): Promise<string[]> {
@@ -327,10 +420,15 @@ function renderChaosTable(result: ChaosResult): string {
     ["controller SIGKILLs while ordering", String(result.orders.kills)],
     ["kcp restarts", String(result.orders.kcpRestarts)],
     ["infrastructure connection cuts (connections)", `${result.orders.connectionCuts} (${result.orders.connectionsCut})`],
-    ["OTC faults injected (500 / 429 / lost answers)", `${result.orders.faultsInjected} (${result.orders.faultsByKind.join(" / ")})`],
-    ["OTC faults answered", String(result.orders.faultsAnswered)],
+    ["cuts the live controller recovered from before its kill", `${result.orders.recoveries} of ${result.orders.connectionCuts}`],
+    ["OTC faults armed for the controller", String(result.orders.faultsArmed)],
+    [
+      "OTC faults answered to the controller (500 / 429 / lost answers)",
+      `${result.orders.faultsAnswered} (${result.orders.faultsAnsweredByKind.errors} / ${result.orders.faultsAnsweredByKind.throttled} / ${result.orders.faultsAnsweredByKind.lost})`,
+    ],
     ["teardown: done after", s(result.teardown.doneS)],
     ...Object.entries(result.teardown.byWay).map(([way, count]) => [`  clusters torn down: ${way}`, String(count)]),
+    ["controller SIGKILLs during teardown", String(result.teardown.kills)],
     ["left in the cloud / kcp-* namespaces left", `${result.teardown.cloudObjectsLeft} / ${result.teardown.namespacesLeft.length}`],
   ];
   const fuzz = result.generatedInput;
@@ -346,7 +444,10 @@ function renderChaosTable(result: ChaosResult): string {
   }
   rows.push(
     ["cross-tenant OTC requests / foreign credentials", `${result.crossTenant.otcRequests} / ${result.crossTenant.credentialMismatches.length}`],
-    ["credentials in logs, Events, status", `${result.credentialGuard.findings.length} (${result.credentialGuard.texts} texts scanned)`],
+    [
+      "credentials in logs, Events, status",
+      `${result.credentialGuard.findings.length} (${result.credentialGuard.texts} texts scanned for ${result.credentialGuard.credentials}, ${result.credentialGuard.generatedCredentials} generated by the run)`,
+    ],
     ["violations", String(result.violations.length)],
     ["total", s(result.totalS)],
   );

@@ -4,12 +4,15 @@
  * and is then judged by what kcp and the controller made of it.
  *
  * - Each bundle goes the way its mutation class says (generated-input.ts):
- *   a valid one is accepted; an invalid one has the object its class names
+ *   a valid one is accepted and its cluster ends Ready for its generation;
+ *   an invalid one has the object its class names
  *   refused by the schema (kcp answers 400 or 422), or the cluster gets the
  *   condition its class names, False with a message (what to change), and
  *   is never Ready.
  * - Every accepted KubernetesCluster gets a condition for its current
- *   generation before the phase's deadline: none stuck.
+ *   generation (a valid one: Ready) before the phase's deadline: none stuck.
+ * - Every credential in the bundles' Secrets is recorded for the credential
+ *   guard (recordE2eCredentials), which then looks for them in every log.
  * - The controller never crashed: the same process ran throughout.
  * - Nothing was made for an invalid bundle: no managed resource on the
  *   infrastructure cluster carries its cluster's uid, and the cloud has no
@@ -19,10 +22,11 @@ import { collectionPath, KUBERNETES_CLUSTER_RESOURCE, MACHINE_CAPABILITIES_RESOU
 import type { Platform } from "@edgeconnect/demo";
 import { HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
 import { CLUSTER_V3, clusterObjectNames, labelValue, UID_LABEL, VPC_V1 } from "@edgeconnect/provisioning";
-import type { Workspace } from "@edgeconnect/testenv";
+import { recordE2eCredentials, type Workspace } from "@edgeconnect/testenv";
 import { pool, waitFor, withRetry } from "../bench/measure.js";
 import type { Cluster } from "../bench/platform-run.js";
-import { expectedOutcome, generateCases, type ExpectedOutcome, type GeneratedCase } from "./generated-input.js";
+import { readyForGeneration } from "./chaos-checks.js";
+import { caseSecrets, expectedOutcome, generateCases, type ExpectedOutcome, type GeneratedCase } from "./generated-input.js";
 
 /** Bundles per workspace: the controller is run with --max-clusters-per-workspace=1000. */
 export const CASES_PER_WORKSPACE = 500;
@@ -73,6 +77,10 @@ interface Applied {
 export async function runGeneratedInput(options: GeneratedInputOptions): Promise<GeneratedInputFigures> {
   const { platform, admin, log } = options;
   const cases = generateCases({ seed: options.seed, count: options.count, credentials: platform.passwordCredentials(0) });
+  recordE2eCredentials(
+    "chaos-generated-input",
+    caseSecrets(cases).map((value, index) => ({ origin: `credential ${index} of the generated input (seed ${options.seed})`, value })),
+  );
   const controllerPid = platform.controllerPid;
   const started = Date.now();
   const applied: Applied[] = [];
@@ -90,7 +98,7 @@ export async function runGeneratedInput(options: GeneratedInputOptions): Promise
   const settled = await waitFor(
     async () => {
       clusters = await storedClusters(admin, options.workspaces);
-      return stored.every((entry) => hasCurrentCondition(clusters.get(key(entry.workspace, entry.generated))));
+      return stored.every((entry) => settledAsExpected(entry, clusters.get(key(entry.workspace, entry.generated))));
     },
     { timeoutMs: options.timeoutMs, intervalMs: 2_000 },
   );
@@ -114,6 +122,9 @@ export async function runGeneratedInput(options: GeneratedInputOptions): Promise
     if (entry.clusterStored && !hasCurrentCondition(cluster)) {
       stuck++;
       violations.push(`stuck: ${where} has no condition for generation ${cluster?.metadata?.generation ?? "?"}`);
+    } else if (entry.clusterStored && !settledAsExpected(entry, cluster)) {
+      stuck++;
+      violations.push(`stuck: valid input ${where} is not Ready for generation ${cluster?.metadata?.generation ?? "?"}: ${JSON.stringify(cluster?.status?.conditions?.map((c) => `${c.type} ${c.status} ${c.reason ?? ""}`) ?? [])}`);
     }
     const verdict = judge(entry, cluster, expectedOutcome(generated.mutation));
     if (verdict.problem !== undefined) violations.push(`${where}: ${verdict.problem}`);
@@ -220,6 +231,11 @@ async function storedClusters(admin: RestClient, workspaces: readonly Workspace[
     for (const cluster of list.items) clusters.set(`${workspace.path}|${cluster.metadata?.namespace ?? ""}/${cluster.metadata?.name ?? ""}`, cluster);
   }
   return clusters;
+}
+
+/** Where a stored cluster's case must end: a valid one Ready for its generation, any other with a condition for it. */
+function settledAsExpected(entry: Applied, cluster: Cluster | undefined): boolean {
+  return entry.generated.expectation === "valid" ? readyForGeneration(cluster) : hasCurrentCondition(cluster);
 }
 
 /** A condition written for the cluster's current generation: the controller's pass over it ended. */

@@ -733,6 +733,33 @@ const MUTATIONS: readonly Mutation[] = [
   }),
 ];
 
+/** The keys whose values are secrets, in the key=value and the JSON form of a credentials file. */
+const SECRET_KEYS = new Set(["password", "passwd", "secret_key", "access_key"]);
+
+/**
+ * The secret values the cases' credentials Secrets carry (passwords, access
+ * and secret keys, generated ones included), once each: what the run's
+ * credential guard must search for besides the platform's own.
+ */
+export function caseSecrets(cases: readonly GeneratedCase[]): string[] {
+  const found = new Set<string>();
+  for (const generated of cases) {
+    const encoded = (generated.objects.find((object) => object.kind === "Secret") as { data?: Record<string, unknown> } | undefined)?.data?.[BUNDLE_NAMES.secretKey];
+    if (typeof encoded !== "string") continue;
+    const text = Buffer.from(encoded, "base64").toString("utf8");
+    for (const line of credentialLines(text)) if (line.key !== undefined && SECRET_KEYS.has(line.key) && line.value) found.add(line.value);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (typeof parsed !== "object" || parsed === null) continue;
+    for (const [key, value] of Object.entries(parsed)) if (SECRET_KEYS.has(key) && typeof value === "string" && value !== "") found.add(value);
+  }
+  return [...found];
+}
+
 /** Every mutation class with the outcome it must have; `GeneratedCase.mutation` is one of these names, or VALID. */
 export const MUTATION_CLASSES: readonly MutationClass[] = Object.freeze(MUTATIONS.map(({ name, target, outcome }) => Object.freeze({ name, target, outcome })));
 

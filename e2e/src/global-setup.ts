@@ -15,7 +15,7 @@
  * `$EDGECONNECT_E2E_LOG_DIR`; the credential guard of the global teardown
  * reads it.
  */
-import { REPO_ROOT, STATE_ENV_VAR, TestEnvironment } from "@edgeconnect/testenv";
+import { e2eCredentialsDir, REPO_ROOT, STATE_ENV_VAR, TestEnvironment } from "@edgeconnect/testenv";
 import { mkdirSync, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -38,6 +38,8 @@ export default async function globalSetup(globalConfig: JestConfig): Promise<voi
   };
   const logDir = join(REPO_ROOT, ".cache", "e2e-logs");
   rmSync(logDir, { recursive: true, force: true });
+  // An interrupted run's generated credentials (the teardown removes a finished run's).
+  rmSync(e2eCredentialsDir(logDir) ?? "", { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
   process.env.EDGECONNECT_E2E_LOG_DIR = logDir;
   const count = environmentCount(globalConfig);

@@ -1,7 +1,16 @@
 /** The chaos run's judgements (e2e/chaos/chaos-checks.ts), on made-up records: no servers. */
 import { describe, expect, it } from "@jest/globals";
 import type { RequestLogEntry } from "@edgeconnect/otc-simulator";
-import { clusterCreates, cloudObjectCount, crossTenantRequests, doubleCreates, ReadyHistory } from "../chaos/chaos-checks.js";
+import {
+  answeredFaults,
+  clusterCreates,
+  cloudObjectCount,
+  crossTenantRequests,
+  doubleCreates,
+  readyForGeneration,
+  ReadyHistory,
+  tornDownByWay,
+} from "../chaos/chaos-checks.js";
 import { between, seededRandom } from "../chaos/random.js";
 
 describe("ReadyHistory", () => {
@@ -60,6 +69,73 @@ describe("clusterCreates and doubleCreates", () => {
 describe("cloudObjectCount", () => {
   it("sums every kind", () => {
     expect(cloudObjectCount({ vpcs: 1, subnets: 0, eips: 2, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 3 })).toBe(6);
+  });
+});
+
+describe("answeredFaults", () => {
+  const CONTROLLER = "provider-controller";
+  const answered = (status: number, agent: string | undefined, fault?: "before" | "after"): RequestLogEntry => ({
+    ...entry("/v3/auth/tokens", status, undefined, "POST"),
+    ...(agent === undefined ? {} : { agent }),
+    ...(fault === undefined ? {} : { fault }),
+  });
+
+  it("counts the faults answered to the controller by kind, not other clients' nor the cloud's own errors", () => {
+    const log = [
+      answered(500, CONTROLLER, "before"),
+      answered(429, CONTROLLER, "before"),
+      answered(429, CONTROLLER, "before"),
+      answered(500, CONTROLLER, "after"),
+      // The Crossplane simulator's call, answered with an injected fault: not the controller's.
+      answered(500, "Go-http-client/1.1", "before"),
+      // The cloud's own 500 and 429 to the controller: not injected.
+      answered(500, CONTROLLER),
+      answered(429, CONTROLLER),
+      answered(201, CONTROLLER),
+      answered(500, undefined, "before"),
+    ];
+    expect(answeredFaults(log, CONTROLLER)).toEqual({ errors: 1, throttled: 2, lost: 1 });
+  });
+
+  it("counts nothing when faults were armed but none was answered", () => {
+    expect(answeredFaults([answered(201, CONTROLLER), answered(200, CONTROLLER)], CONTROLLER)).toEqual({ errors: 0, throttled: 0, lost: 0 });
+  });
+});
+
+describe("tornDownByWay", () => {
+  const WAYS = ["delete the cluster", "unbind the export"];
+  const record = (way: string, project: string, done = true) => ({ way, done, project, namespace: `kcp-${project}` });
+
+  it("counts a tenant for its way only when its calls went through, its project is empty and its namespace gone", () => {
+    const records = [
+      record("delete the cluster", "p1"),
+      record("delete the cluster", "p2"),
+      record("delete the cluster", "p3", false),
+      record("unbind the export", "p4"),
+      record("unbind the export", "p5"),
+    ];
+    const cloud: Record<string, number> = { p2: 1 };
+    expect(tornDownByWay(records, WAYS, (project) => cloud[project] ?? 0, new Set(["kcp-p5"]))).toEqual({ "delete the cluster": 1, "unbind the export": 1 });
+  });
+
+  it("shows a way that tore nothing down as 0", () => {
+    expect(tornDownByWay([record("delete the cluster", "p1")], WAYS, () => 0, new Set())).toEqual({ "delete the cluster": 1, "unbind the export": 0 });
+  });
+});
+
+describe("readyForGeneration", () => {
+  const cluster = (generation: number | undefined, ready: string, observedGeneration?: number) => ({
+    metadata: generation === undefined ? {} : { generation },
+    status: { conditions: [{ type: "Ready", status: ready, ...(observedGeneration === undefined ? {} : { observedGeneration }) }] },
+  });
+
+  it("is true only for Ready True written for the current generation", () => {
+    expect(readyForGeneration(cluster(3, "True", 3))).toBe(true);
+    expect(readyForGeneration(cluster(3, "True", 2))).toBe(false);
+    expect(readyForGeneration(cluster(3, "False", 3))).toBe(false);
+    expect(readyForGeneration(cluster(3, "True"))).toBe(false);
+    expect(readyForGeneration(cluster(undefined, "True", 1))).toBe(false);
+    expect(readyForGeneration(undefined)).toBe(false);
   });
 });
 

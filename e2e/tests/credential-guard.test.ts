@@ -3,13 +3,15 @@
  * fail, and say where without saying what.
  */
 import { describe, expect, it } from "@jest/globals";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { e2eCredentialsDir, recordE2eCredentials } from "@edgeconnect/testenv";
 import {
   describeReport,
   findCredentials,
   fixtureCredentials,
+  generatedCredentials,
   kubeconfigCredentials,
   logTexts,
   reportPassed,
@@ -46,7 +48,7 @@ describe("findCredentials", () => {
 
   it("reports where and whose, never the value, and fails the run", () => {
     const findings = findCredentials([{ where: "kcp Event root/default/w1", text: PLANTED.value }], [PLANTED]);
-    const report = { scanned: { texts: 1, credentials: 1 }, findings, unreadable: [] };
+    const report = { scanned: { texts: 1, credentials: 1, generated: 0 }, findings, unreadable: [] };
     expect(reportPassed(report)).toBe(false);
     const lines = describeReport(report);
     expect(lines).toContain("credential guard: planted test token appeared in kcp Event root/default/w1");
@@ -79,6 +81,35 @@ describe("credential sources", () => {
         { origin: `OTC secretKey of ${join("pkg", "src", "cloud.fixture.ts")}`, value: "fixture-secret-0001" },
       ]);
     });
+  });
+
+  it("searches for the credentials a run generated and recorded next to its log directory, which it does not scan as text", () => {
+    withDir((dir) => {
+      const logDir = join(dir, "e2e-logs");
+      mkdirSync(logDir);
+      const generated = { origin: "OTC password of demo tenant 12 (tenant-12-admin)", value: "simulated-tenant-password-12-a1b2c3" };
+      const path = recordE2eCredentials("demo-platform-1", [generated, PLANTED], logDir);
+      recordE2eCredentials("chaos-generated-input", [{ origin: "credential 0 of the generated input", value: PLANTED.value }], logDir);
+      expect(path).toBeDefined();
+      expect(statSync(path ?? "").mode & 0o777).toBe(0o600);
+      // Beside the logs, not among them: the records would be found as leaks of themselves.
+      expect(e2eCredentialsDir(logDir)).toBe(join(dir, "e2e-logs-credentials"));
+      expect(readdirSync(logDir)).toEqual([]);
+
+      const known = generatedCredentials(logDir);
+      expect(known).toEqual([
+        { origin: "generated credential 0 of the generated input", value: PLANTED.value },
+        { origin: `generated ${generated.origin}`, value: generated.value },
+      ]);
+      writeFileSync(join(logDir, "provider-controller-1.log"), `{"msg":"IAM refused ${generated.value}"}\n`);
+      expect(findCredentials(logTexts(logDir, (file) => relative(logDir, file)), known)).toEqual([{ where: "provider-controller-1.log", credential: `generated ${generated.origin}` }]);
+    });
+  });
+
+  it("has no generated credentials without a log directory or a record", () => {
+    expect(generatedCredentials(undefined)).toEqual([]);
+    withDir((dir) => expect(generatedCredentials(join(dir, "e2e-logs"))).toEqual([]));
+    expect(recordE2eCredentials("x", [PLANTED], "")).toBeUndefined();
   });
 
   it("reads every kubeconfig user's token, password and decoded client key", () => {

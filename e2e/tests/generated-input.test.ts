@@ -18,6 +18,7 @@ import { credentialFingerprint, credentialsText, MAX_CREDENTIALS_BYTES, matchFla
 import { REPO_ROOT } from "@edgeconnect/testenv";
 import { parse } from "yaml";
 import {
+  caseSecrets,
   expectedOutcome,
   generateCases,
   MAX_OBJECT_BYTES,
@@ -176,6 +177,35 @@ describe("generateCases", () => {
     expect(() => generateCases({ ...OPTIONS, seed: 0.5 })).toThrow(/seed/);
     expect(() => generateCases({ ...OPTIONS, validFraction: 2 })).toThrow(/validFraction/);
     expect(() => expectedOutcome("no such class")).toThrow();
+  });
+});
+
+describe("caseSecrets", () => {
+  it("gives the valid password and every generated password, access and secret key the cases carry, once each", () => {
+    const secrets = caseSecrets(cases);
+    expect(secrets).toContain("generated-input-test-0-Qp4");
+    expect(new Set(secrets).size).toBe(secrets.length);
+    // A wrong password IAM refuses, generated per case: the guard must look for it too.
+    const wrong = byMutation("credentials: rejected by IAM").flatMap((c) => caseSecrets([c])).filter((secret) => secret !== "generated-input-test-0-Qp4");
+    expect(wrong.length).toBeGreaterThan(0);
+    for (const secret of wrong) expect(secrets).toContain(secret);
+    const keys = byMutation("credentials: password and access key").flatMap((c) => caseSecrets([c]));
+    expect(keys.some((secret) => /^[A-Z0-9]{20}$/.test(secret))).toBe(true);
+  });
+
+  it("reads the JSON form of a credentials file as well, and nothing from a case without a Secret", () => {
+    const secret = (text: string): GeneratedCase => ({
+      id: 0,
+      namespace: "fuzz-0",
+      expectation: "invalid",
+      mutation: "x",
+      objects: [{ apiVersion: "v1", kind: "Secret", metadata: { name: "otc-credentials" }, data: { credentials: Buffer.from(text).toString("base64") } }],
+    });
+    expect(caseSecrets([secret(JSON.stringify({ access_key: "JSONACCESSKEY0001", secret_key: "json-secret-key-0001", user_name: "u" })), secret("not a credentials file")])).toEqual([
+      "JSONACCESSKEY0001",
+      "json-secret-key-0001",
+    ]);
+    expect(caseSecrets([{ id: 1, namespace: "fuzz-1", expectation: "invalid", mutation: "x", objects: [] }])).toEqual([]);
   });
 });
 

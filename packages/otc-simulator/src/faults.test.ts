@@ -57,6 +57,27 @@ describe("faults and the request log", () => {
     expect((await t.call("GET", projects)).status).toBe(500);
   });
 
+  it("deals a fault scoped to a User-Agent to that client only, and logs which answers were injected", async () => {
+    const before = t.sim.faults.requests.length;
+    t.sim.faults.failNext({ method: "GET", pathPrefix: "/v3/projects", agent: "edgeconnect-test" }, 429);
+    t.sim.faults.failNextAfterEffect({ method: "POST", pathPrefix: `/v1/${PROJECT.id}/publicips`, agent: "edgeconnect-test" }, 500);
+    const body = { publicip: { type: "5_bgp" }, bandwidth: { name: "bw", size: 5, share_type: "PER" } };
+    // Another program's requests pass the armed faults by.
+    expect((await t.call("GET", projects)).status).toBe(200);
+    expect((await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body })).status).toBe(200);
+    const agent = { "User-Agent": "edgeconnect-test" };
+    expect((await t.call("GET", projects, { extraHeaders: agent })).status).toBe(429);
+    expect((await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body, extraHeaders: agent })).status).toBe(500);
+    expect((await t.call("GET", projects, { extraHeaders: agent })).status).toBe(200);
+    expect(t.sim.faults.requests.slice(before).map(({ status, agent: from, fault }) => ({ status, agent: from, fault }))).toEqual([
+      { status: 200, agent: "node", fault: undefined },
+      { status: 200, agent: "node", fault: undefined },
+      { status: 429, agent: "edgeconnect-test", fault: "before" },
+      { status: 500, agent: "edgeconnect-test", fault: "after" },
+      { status: 200, agent: "edgeconnect-test", fault: undefined },
+    ]);
+  });
+
   it("delays matching requests until cleared", async () => {
     t.sim.faults.delay({ pathPrefix: "/v3/projects" }, 150);
     const started = Date.now();
@@ -83,14 +104,14 @@ describe("faults and the request log", () => {
     expect((await t.call("POST", "/v2.0/lbaas/listeners", { body: listener, project: PROJECT.id })).status).toBe(201);
   });
 
-  it("logs method, path, query and status of every request", async () => {
+  it("logs method, path, query, status, caller and User-Agent of every request", async () => {
     const before = t.sim.faults.requests.length;
     await t.call("GET", `/v1/${PROJECT.id}/cloudservers/missing`);
     await t.call("GET", projects, { unsigned: true });
     expect(t.sim.faults.requests.slice(before)).toEqual([
-      { method: "GET", path: `/v1/${PROJECT.id}/cloudservers/missing`, query: "", status: 404, caller: { user: `access-key:${CREDENTIALS.accessKey}` } },
+      { method: "GET", path: `/v1/${PROJECT.id}/cloudservers/missing`, query: "", status: 404, caller: { user: `access-key:${CREDENTIALS.accessKey}` }, agent: "node" },
       // Refused before anyone was authenticated: no caller.
-      { method: "GET", path: "/v3/projects", query: `?name=${PROJECT.name}`, status: 401 },
+      { method: "GET", path: "/v3/projects", query: `?name=${PROJECT.name}`, status: 401, agent: "node" },
     ]);
   });
 });

@@ -16,6 +16,8 @@ export interface RequestMatch {
   readonly pathPrefix?: string;
   /** Path suffix, for a call below ids, e.g. `/clustercert`; default any. */
   readonly pathSuffix?: string;
+  /** The client's User-Agent, exactly: faults for one client, when several share the cloud; default any. */
+  readonly agent?: string;
 }
 
 export interface RequestLogEntry {
@@ -26,6 +28,10 @@ export interface RequestLogEntry {
   readonly status: number;
   /** Who asked, where the request said: checks that no tenant acts in another's project. */
   readonly caller?: Caller;
+  /** The client's User-Agent, when it sent one: which program asked. */
+  readonly agent?: string;
+  /** Set when the answer was an injected fault (`failNext`: "before", `failNextAfterEffect`: "after"), not the cloud's. */
+  readonly fault?: FaultPhase;
 }
 
 /**
@@ -102,9 +108,9 @@ export class Faults {
   }
 
   /** @internal the server's hooks */
-  takeFailure(method: string, path: string, phase: FaultPhase = "before"): { status: number; body: unknown } | undefined {
+  takeFailure(method: string, path: string, agent: string | undefined, phase: FaultPhase = "before"): { status: number; body: unknown } | undefined {
     const failure = this.failures.find(
-      (candidate) => candidate.remaining > 0 && candidate.phase === phase && requestMatches(candidate.match, method, path),
+      (candidate) => candidate.remaining > 0 && candidate.phase === phase && requestMatches(candidate.match, method, path, agent),
     );
     if (failure === undefined) return undefined;
     failure.remaining -= 1;
@@ -113,8 +119,8 @@ export class Faults {
   }
 
   /** @internal */
-  delayFor(method: string, path: string): number {
-    return this.delays.filter((delay) => requestMatches(delay.match, method, path)).reduce((sum, delay) => sum + delay.ms, 0);
+  delayFor(method: string, path: string, agent: string | undefined): number {
+    return this.delays.filter((delay) => requestMatches(delay.match, method, path, agent)).reduce((sum, delay) => sum + delay.ms, 0);
   }
 
   /** @internal */
@@ -123,8 +129,9 @@ export class Faults {
   }
 }
 
-/** Whether a request of `method` on `path` is one `match` names. */
-export function requestMatches(match: RequestMatch, method: string, path: string): boolean {
+/** Whether a request of `method` on `path`, from a client with User-Agent `agent`, is one `match` names. */
+export function requestMatches(match: RequestMatch, method: string, path: string, agent?: string): boolean {
   if (match.method !== undefined && match.method.toUpperCase() !== method) return false;
+  if (match.agent !== undefined && match.agent !== agent) return false;
   return (match.pathPrefix === undefined || path.startsWith(match.pathPrefix)) && (match.pathSuffix === undefined || path.endsWith(match.pathSuffix));
 }

@@ -16,7 +16,7 @@ import { routeEcs } from "./ecs.js";
 import { routeEip } from "./eip.js";
 import { routeElbV2 } from "./elb-v2.js";
 import { routeElbV3 } from "./elb-v3.js";
-import { Faults, type Caller } from "./faults.js";
+import { Faults, type Caller, type FaultPhase } from "./faults.js";
 import { routeCce } from "./cce.js";
 import { authenticateToken, isTokenRequest, routeIam } from "./iam.js";
 import { routeKeypairs } from "./keypairs.js";
@@ -166,15 +166,25 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   const url = new URL(request.url ?? "/", `http://${request.headers.host ?? "127.0.0.1"}`);
   let answer: ApiResponse;
   const caller: { value?: Caller } = {};
+  const agent = request.headers["user-agent"];
+  let fault: FaultPhase | undefined;
   try {
-    answer = await answerRequest(context, method, url, request, requestId, caller);
+    answer = await answerRequest(context, method, url, request, requestId, caller, (phase) => (fault = phase));
   } catch (error) {
     answer =
       error instanceof ApiError
         ? { status: error.status, body: errorBody(error, requestId) }
         : { status: 500, body: { error_msg: `simulator error: ${String(error)}`, error_code: "SIM.0500", request_id: requestId } };
   }
-  context.faults.record({ method, path: url.pathname, query: url.search, status: answer.status, ...(caller.value === undefined ? {} : { caller: caller.value }) });
+  context.faults.record({
+    method,
+    path: url.pathname,
+    query: url.search,
+    status: answer.status,
+    ...(caller.value === undefined ? {} : { caller: caller.value }),
+    ...(agent === undefined ? {} : { agent }),
+    ...(fault === undefined ? {} : { fault }),
+  });
   const headers = {
     ...answer.headers,
     "x-request-id": requestId,
@@ -184,7 +194,16 @@ async function handle(context: Context, request: IncomingMessage, response: Serv
   response.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
 }
 
-async function answerRequest(context: Context, method: string, url: URL, request: IncomingMessage, requestId: string, caller: { value?: Caller }): Promise<ApiResponse> {
+/** `injected` hears when the answer is an injected fault, and of which phase. */
+async function answerRequest(
+  context: Context,
+  method: string,
+  url: URL,
+  request: IncomingMessage,
+  requestId: string,
+  caller: { value?: Caller },
+  injected: (phase: FaultPhase) => void,
+): Promise<ApiResponse> {
   const body = await readBody(request);
   const headers = flattenHeaders(request);
   const path = segments(url);
@@ -194,10 +213,14 @@ async function answerRequest(context: Context, method: string, url: URL, request
   if (token === undefined && !isTokenRequest(method, path)) verifySignature({ method, url, headers, body }, context.credentials, state.clock());
   caller.value = token === undefined ? signedCaller(headers) : tokenCaller(state, token);
 
-  const wait = context.faults.delayFor(method, url.pathname);
+  const agent = headers["user-agent"];
+  const wait = context.faults.delayFor(method, url.pathname, agent);
   if (wait > 0) await sleep(wait);
-  const failure = context.faults.takeFailure(method, url.pathname);
-  if (failure !== undefined) return failure;
+  const failure = context.faults.takeFailure(method, url.pathname, agent);
+  if (failure !== undefined) {
+    injected("before");
+    return failure;
+  }
 
   state.settle();
   const apiRequest: ApiRequest = {
@@ -221,7 +244,10 @@ async function answerRequest(context: Context, method: string, url: URL, request
   if (answer === undefined) throw new ApiError(404, "APIGW.0101", `The API does not exist or has not been published: ${method} ${url.pathname}`);
   const issued = answer.headers?.["x-subject-token"];
   if (issued !== undefined) caller.value = tokenCaller(state, issued);
-  return context.faults.takeFailure(method, url.pathname, "after") ?? answer;
+  const lost = context.faults.takeFailure(method, url.pathname, agent, "after");
+  if (lost === undefined) return answer;
+  injected("after");
+  return lost;
 }
 
 function tokenCaller(state: SimulatorState, token: string): Caller | undefined {

@@ -63,6 +63,21 @@ describe("OtcClient", () => {
     expect(verify(request)).toEqual(["host", "x-project-id", "x-sdk-date"]);
   });
 
+  it("names itself by the User-Agent it is given, and only then", async () => {
+    loopback.reset(() => ({ body: {} }));
+    const named = loopback.client({ now: () => NOW, userAgent: "edgeconnect-test-agent" });
+    try {
+      await named.request("ecs", "GET", `/v1/${TEST_PROJECT}/cloudservers/detail`);
+      await client.request("ecs", "GET", `/v1/${TEST_PROJECT}/cloudservers/detail`);
+    } finally {
+      named.close();
+    }
+    const [first, second] = loopback.requests;
+    expect(first?.headers["user-agent"]).toBe("edgeconnect-test-agent");
+    expect(second?.headers["user-agent"]).toBeUndefined();
+    if (first !== undefined) expect(verify(first)).toEqual(["host", "x-project-id", "x-sdk-date"]);
+  });
+
   it("signs the exact JSON body bytes and content-type of a POST", async () => {
     loopback.reset(() => ({ status: 201, body: { created: 1 } }));
     await client.request("elb", "POST", "/v2.0/lbaas/loadbalancers", { body: { loadbalancer: { name: "lb-ü", description: "x" } } });

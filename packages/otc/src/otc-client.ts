@@ -86,6 +86,8 @@ export interface OtcClientOptions {
    * a holder, so that a set it no longer uses is forgotten.
    */
   readonly secretHolder?: SecretHolder;
+  /** Sent as `User-Agent` when set: names the program in the cloud's access logs. Default none. */
+  readonly userAgent?: string;
 }
 
 export type QueryValue = string | number | boolean;
@@ -330,7 +332,8 @@ export class OtcClient {
   /** One attempt, signed with `accessKeys` when given. */
   private send(method: string, url: URL, headers: Record<string, string>, body: string, signal: AbortSignal | undefined, accessKeys: Credentials | undefined): Promise<RawResponse> {
     const bytes = Buffer.from(body, "utf8");
-    const signed = accessKeys === undefined ? { ...headers } : signRequest({ method, url, headers, body: bytes }, accessKeys, this.now());
+    const named = this.options.userAgent === undefined ? headers : { ...headers, "User-Agent": this.options.userAgent };
+    const signed = accessKeys === undefined ? { ...named } : signRequest({ method, url, headers: named, body: bytes }, accessKeys, this.now());
     if (bytes.length > 0) signed["Content-Length"] = String(bytes.length);
     const isHttps = url.protocol === "https:";
     const send = isHttps ? httpsRequest : nodeHttp.request;

@@ -53,7 +53,7 @@ export {
 } from "./environment.js";
 export { httpStatus, waitForObject, waitUntilGone } from "./object-waits.js";
 export { BinaryUnavailableError, FatalError, ServerExitedError, TimeoutError } from "./errors.js";
-export { E2E_LOG_DIR_ENV_VAR, e2eLogStream, keepE2eLog } from "./e2e-logs.js";
+export { E2E_LOG_DIR_ENV_VAR, e2eCredentialsDir, e2eLogStream, keepE2eLog, recordE2eCredentials, recordedE2eCredentials, type RecordedCredential } from "./e2e-logs.js";
 export { eventually, holds, type Check, type EventuallyOptions } from "./eventually.js";
 export { KCP_TEST_USERS, KCP_TOKEN_FILE, KcpServer, kcpUserKubeconfig, type KcpServerOptions, type KcpStaticUser } from "./kcp-server.js";
 export { KindCluster, kindAvailability, type Availability } from "./kind.js";

@@ -23,7 +23,7 @@ import {
   validateCredentials,
   type OtcClientOptions,
 } from "@edgeconnect/otc";
-import { credentialFingerprint, type OtcCredentials } from "@edgeconnect/provisioning";
+import { credentialFingerprint, MANAGED_BY, type OtcCredentials } from "@edgeconnect/provisioning";
 import type { SecretHolder } from "@edgeconnect/runtime";
 import type { OtcCallObserver, OtcCallResult, OtcOperation } from "../metrics/provider-metrics.js";
 
@@ -153,7 +153,8 @@ export class OtcGateway {
     const existing = this.sets.get(key);
     if (existing !== undefined) return existing;
     // The set's credentials are held while its client lives; eviction closes it and lets them go.
-    const client = new OtcClient({ ...clientOptions(credentials, this.options.clientOptions), secretHolder: { name: `otc-credential-set/${key}` } });
+    // Named in the cloud's access logs as on the objects it manages: the chaos suite tells its calls from Crossplane's by it.
+    const client = new OtcClient({ ...clientOptions(credentials, this.options.clientOptions), secretHolder: { name: `otc-credential-set/${key}` }, userAgent: MANAGED_BY });
     const created: CredentialSet = { client, queue: new PQueue({ concurrency: this.options.concurrency }) };
     this.sets.set(key, created);
     return created;
