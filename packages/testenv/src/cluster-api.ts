@@ -157,7 +157,9 @@ export class ClusterApiStack {
             },
             ready: (manager) => stack.waitHealthy(manager, caPem),
             processOf: (manager) => manager.process,
-          }),
+          })
+            // Once it serves, its exit ends every wait: what it reconciles would never come true.
+            .then((manager) => manager.process.watchExit()),
         ),
       );
       return stack;
