@@ -208,7 +208,7 @@ export class OpenMcpPlatform {
         const problem = obj.status?.conditions?.find((c) => c.status !== "True");
         return holds(obj.status?.phase === phase, `phase ${obj.status?.phase ?? "(none)"}${problem ? `, ${problem.type}: ${problem.reason ?? ""} ${problem.message ?? ""}` : ""}`, obj);
       },
-      { timeoutMs, intervalMs: 500, description: `${path} ${phase}` },
+      { timeoutMs, description: `${path} ${phase}` },
     );
   }
 

@@ -280,7 +280,7 @@ export class ClusterApiStack {
         if (!response.ok) return holds(false, `${manager.healthUrl}: HTTP ${response.status}`);
         return webhookServing(manager.webhookPort, caPem);
       },
-      { timeoutMs: this.options.startTimeoutMs ?? 120_000, intervalMs: 500, description: `cluster-api ${manager.provider} ready` },
+      { timeoutMs: this.options.startTimeoutMs ?? 120_000, description: `cluster-api ${manager.provider} ready` },
     );
   }
 }

@@ -19,7 +19,11 @@ export function holds<T = undefined>(ok: boolean, reason: string, value?: T): Ch
 export interface EventuallyOptions {
   /** Give up after this long. Default 60 s. */
   readonly timeoutMs?: number;
-  /** Pause between attempts. Default 250 ms. */
+  /**
+   * Pause between attempts. Default 100 ms: it is how late a wait notices
+   * that its condition holds, nothing a server needs; a check is a read or
+   * two on loopback, so polling faster than this would only add load.
+   */
   readonly intervalMs?: number;
   /** What is awaited, for the error message. */
   readonly description?: string;
@@ -34,7 +38,7 @@ export interface EventuallyOptions {
  */
 export async function eventually<T>(check: () => Promise<Check<T>> | Check<T>, options: EventuallyOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const intervalMs = options.intervalMs ?? 250;
+  const intervalMs = options.intervalMs ?? 100;
   const deadline = Date.now() + timeoutMs;
   const died = unexpectedExitSignal();
   for (;;) {
