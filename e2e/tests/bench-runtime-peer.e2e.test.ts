@@ -6,7 +6,7 @@
  * (scripts/binaries/widget-controller-go) both went through every phase in
  * each round and that each figure of both was measured; the figures themselves are not
  * judged (a loaded CI machine is no benchmark). Skipped only when the Go
- * peer cannot be built.
+ * peer cannot be built, and then not in CI, which fails instead (`provided`).
  */
 import { describe, expect, it } from "@jest/globals";
 import { execFile } from "node:child_process";
@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { BinaryUnavailableError, connectFromEnv, REPO_ROOT, resolveBinary } from "@edgeconnect/testenv";
+import { BinaryUnavailableError, connectFromEnv, provided, REPO_ROOT, resolveBinary } from "@edgeconnect/testenv";
 
 const run = promisify(execFile);
 const BENCH = join(REPO_ROOT, "e2e", "dist", "bench", "runtime-bench.js");
@@ -33,8 +33,7 @@ try {
   if (!(err instanceof BinaryUnavailableError)) throw err;
   unavailable = err.message;
 }
-const itWithPeer = unavailable === undefined ? it : it.skip;
-if (unavailable !== undefined) console.warn(`bench:runtime --peer go smoke skipped: the Go peer cannot be built: ${unavailable}`);
+const itWithPeer = provided("bench:runtime --peer go smoke", unavailable === undefined ? undefined : `the Go peer cannot be built: ${unavailable}`) ? it : it.skip;
 
 interface Latency {
   readonly count: number;

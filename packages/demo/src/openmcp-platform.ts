@@ -177,9 +177,10 @@ export class OpenMcpPlatform {
     return { code: status.code, log: process.logTail(40) };
   }
 
-  /** `cluster-provider-capi run`, as the ClusterProvider's Deployment runs it. */
+  /** `cluster-provider-capi run`, as the ClusterProvider's Deployment runs it; its exit, unless stopped, ends every wait (`watchExit`). */
   startRun(): ServerProcess {
     this.run = this.provider("run", ["run", "--metrics-bind-address=0", "--health-probe-bind-address=0"]);
+    this.run.watchExit();
     return this.run;
   }
 
@@ -207,7 +208,7 @@ export class OpenMcpPlatform {
         const problem = obj.status?.conditions?.find((c) => c.status !== "True");
         return holds(obj.status?.phase === phase, `phase ${obj.status?.phase ?? "(none)"}${problem ? `, ${problem.type}: ${problem.reason ?? ""} ${problem.message ?? ""}` : ""}`, obj);
       },
-      { timeoutMs, intervalMs: 500, description: `${path} ${phase}` },
+      { timeoutMs, description: `${path} ${phase}` },
     );
   }
 

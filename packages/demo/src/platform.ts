@@ -449,15 +449,21 @@ export class Platform {
     );
   }
 
-  /** A node process whose output goes where the e2e credential guard reads it. */
+  /**
+   * A node process whose output goes where the e2e credential guard reads it.
+   * Its exit, unless `stopController`, `crashController` or a replica's own
+   * `stop`/`kill` asked for it, ends every wait at once (`watchExit`).
+   */
   private launch(name: string, main: string, args: readonly string[], nodeArgs: readonly string[] = []): ServerProcess {
-    return ServerProcess.start({
+    const child = ServerProcess.start({
       name,
       command: process.execPath,
       args: [...nodeArgs, main, ...args],
       logFile: this.logFile(name),
       ...(this.options.reaper ? { reaper: this.options.reaper } : {}),
     });
+    child.watchExit();
+    return child;
   }
 
   /** Where the e2e credential guard reads a process's output, or the platform's directory. */

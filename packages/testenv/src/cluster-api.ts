@@ -157,7 +157,9 @@ export class ClusterApiStack {
             },
             ready: (manager) => stack.waitHealthy(manager, caPem),
             processOf: (manager) => manager.process,
-          }),
+          })
+            // Once it serves, its exit ends every wait: what it reconciles would never come true.
+            .then((manager) => manager.process.watchExit()),
         ),
       );
       return stack;
@@ -278,7 +280,7 @@ export class ClusterApiStack {
         if (!response.ok) return holds(false, `${manager.healthUrl}: HTTP ${response.status}`);
         return webhookServing(manager.webhookPort, caPem);
       },
-      { timeoutMs: this.options.startTimeoutMs ?? 120_000, intervalMs: 500, description: `cluster-api ${manager.provider} ready` },
+      { timeoutMs: this.options.startTimeoutMs ?? 120_000, description: `cluster-api ${manager.provider} ready` },
     );
   }
 }

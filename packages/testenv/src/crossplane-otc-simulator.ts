@@ -17,10 +17,20 @@ export interface CrossplaneOtcSimulatorOptions {
   readonly kubeconfig: string;
   /** Where its log goes. */
   readonly logFile: string;
-  /** The provider's `--poll`: how often Ready resources are checked for drift. Default 10s. */
+  /** The provider's `--poll` (its default 10m): how often Ready resources are checked for drift. Default 10s. */
   readonly poll?: string;
-  /** How often a running create, update or delete asks OTC where it stands. Default 200ms. */
+  /** How often a running create, update or delete asks OTC where it stands (Terraform's waits, 10s in the simulator's default). Default 200ms. */
   readonly asyncPollInterval?: string;
+  /**
+   * crossplane-runtime's creation grace period (its default 30s): how long
+   * after a create an MR whose object OTC does not show is requeued rather
+   * than created again or, when deleted, released. Meant for cloud APIs
+   * that list a new object late; the OTC simulator never does, and while a
+   * create runs the provider reports the object as existing anyway. So the
+   * full 30 s only held back the retry of a failed create and the finalizer
+   * of an MR deleted young. Default 1s: the code path stays in use.
+   */
+  readonly creationGracePeriod?: string;
   /** Watch this namespace only (suites sharing one cluster); default all. */
   readonly namespace?: string;
   readonly reaper?: Reaper;
@@ -47,6 +57,7 @@ export class CrossplaneOtcSimulator {
             "--install-crds",
             `--poll=${options.poll ?? "10s"}`,
             `--async-poll-interval=${options.asyncPollInterval ?? "200ms"}`,
+            `--creation-grace-period=${options.creationGracePeriod ?? "1s"}`,
             `--health-probe-bind-address=127.0.0.1:${probePort}`,
             ...(options.namespace === undefined ? [] : [`--namespace=${options.namespace}`]),
           ],
@@ -64,7 +75,11 @@ export class CrossplaneOtcSimulator {
           { timeoutMs: options.startTimeoutMs ?? 120_000, description: "crossplane-otc-simulator /readyz" },
         ),
       processOf: ({ simulator }) => simulator.process,
-    }).then(({ simulator }) => simulator);
+    }).then(({ simulator }) => {
+      // Nothing reconciles a managed resource once it is gone: waits end with its exit.
+      simulator.process.watchExit();
+      return simulator;
+    });
   }
 
   async stop(): Promise<void> {

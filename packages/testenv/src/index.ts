@@ -67,6 +67,7 @@ export {
 export { readKubeconfig, renderKubeconfig, writeKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
 export { OidcIssuer, type JwtAuthenticator, type JwtAuthenticatorOptions, type MintOptions, type OidcIssuerOptions } from "./oidc-issuer.js";
 export { installOpenMcpCrds, openMcpApiSource, type InstallOpenMcpCrdsOptions, type OpenMcpApiSource } from "./openmcp-crds.js";
+export { provided } from "./provided.js";
 export { Reaper } from "./reaper.js";
 export { ServerProcess, type ExitStatus, type ServerProcessOptions } from "./server-process.js";
 export { StallingProxy, type StallingProxyOptions } from "./stalling-proxy.js";

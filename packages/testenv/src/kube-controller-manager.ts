@@ -113,7 +113,7 @@ export class KubeControllerManager {
           throw err;
         }
       },
-      { timeoutMs, intervalMs: 100, description: "kube-controller-manager's controllers" },
+      { timeoutMs, description: "kube-controller-manager's controllers" },
     );
   }
 

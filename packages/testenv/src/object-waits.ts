@@ -13,7 +13,7 @@ export async function waitForObject<T extends KubeObject>(client: RestClient, pa
       const obj = await client.get<T>(path);
       return holds(check(obj), `now ${JSON.stringify({ metadata: obj.metadata, status: obj.status })}`, obj);
     },
-    { timeoutMs, intervalMs: 250, description },
+    { timeoutMs, description },
   );
 }
 
@@ -21,7 +21,6 @@ export async function waitForObject<T extends KubeObject>(client: RestClient, pa
 export async function waitUntilGone(client: RestClient, path: string, options: { readonly timeoutMs?: number; readonly description?: string } = {}): Promise<void> {
   await eventually(async () => holds((await httpStatus(client, path)) === 404, `${path} still exists`), {
     timeoutMs: options.timeoutMs ?? 60_000,
-    intervalMs: 250,
     description: options.description ?? `${path} gone`,
   });
 }

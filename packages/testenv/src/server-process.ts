@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { ServerExitedError } from "./errors.js";
 import type { Reaper } from "./reaper.js";
+import { reportUnexpectedExit, withdrawUnexpectedExit } from "./unexpected-exits.js";
 
 export interface ServerProcessOptions {
   /** Name used in errors, e.g. "kcp". */
@@ -27,6 +28,10 @@ export interface ExitStatus {
 export class ServerProcess {
   readonly exited: Promise<ExitStatus>;
   private exitStatus: ExitStatus | undefined;
+  /** Set by `watchExit`: an exit nobody asked for ends every wait (see unexpected-exits.ts). */
+  private watched = false;
+  /** `stop` or `kill` was called: the exit that follows is the owner's doing. */
+  private stopping = false;
 
   private constructor(
     private readonly options: ServerProcessOptions,
@@ -37,6 +42,7 @@ export class ServerProcess {
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
         this.exitStatus = { code, signal };
+        if (this.watched && !this.stopping) this.reportExit();
         resolve(this.exitStatus);
       });
     });
@@ -77,6 +83,21 @@ export class ServerProcess {
     }
   }
 
+  /**
+   * From now on, an exit that neither `stop` nor `kill` asked for ends every
+   * wait (`eventually`) at once with this process's ServerExitedError. Called
+   * once the process serves: a launch that fails on a taken port is retried
+   * (`startOnFreePorts`), not reported.
+   */
+  watchExit(): void {
+    this.watched = true;
+    if (!this.running && !this.stopping) this.reportExit();
+  }
+
+  private reportExit(): void {
+    reportUnexpectedExit(this, new ServerExitedError(this.options.name, this.exitStatus, this.logTail()));
+  }
+
   /** The last lines this process wrote to its log, for error messages. */
   logTail(lines = 30): string {
     try {
@@ -88,6 +109,8 @@ export class ServerProcess {
 
   /** SIGKILL to the group at once, as a crash or an OOM kill ends a process: nothing runs on the way out. */
   async kill(): Promise<void> {
+    this.stopping = true;
+    withdrawUnexpectedExit(this);
     const pid = this.child.pid;
     if (pid === undefined) return;
     signalGroup(pid, "SIGKILL");
@@ -97,6 +120,8 @@ export class ServerProcess {
 
   /** SIGTERM to the group, then SIGKILL after `graceMs`. Idempotent. */
   async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    withdrawUnexpectedExit(this);
     const pid = this.child.pid;
     if (pid === undefined) return;
     if (this.running) {

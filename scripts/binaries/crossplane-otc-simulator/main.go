@@ -44,6 +44,7 @@ import (
 type flags struct {
 	kubeconfig       string
 	poll             time.Duration
+	creationGrace    time.Duration
 	sync             time.Duration
 	maxReconcileRate int
 	asyncPoll        time.Duration
@@ -62,6 +63,9 @@ func parseFlags(args []string) (flags, error) {
 	set.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster the managed resources live on; default: in-cluster")
 	// The real provider's --poll and --max-reconcile-rate, with its defaults.
 	set.DurationVar(&f.poll, "poll", 10*time.Minute, "how often an external resource is checked for drift")
+	// crossplane-runtime's managed.WithCreationGracePeriod, at its default. The
+	// real provider has no flag for it; tests shorten it (see testenv).
+	set.DurationVar(&f.creationGrace, "creation-grace-period", 30*time.Second, "how long after a create an external resource that appears not to exist is taken for one the API does not list yet, not for a gone one")
 	set.DurationVar(&f.sync, "sync", time.Hour, "how often the caches are resynced, which reconciles every watched object again")
 	set.IntVar(&f.maxReconcileRate, "max-reconcile-rate", 10, "reconciles at once per controller, and per second overall")
 	set.DurationVar(&f.asyncPoll, "async-poll-interval", 10*time.Second, "how often a running create, update or delete asks OTC where it stands (Terraform's waits)")
@@ -77,6 +81,9 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.maxReconcileRate < 1 || f.poll <= 0 || f.sync <= 0 || f.asyncPoll <= 0 || f.asyncTimeout <= 0 {
 		return f, errors.New("--max-reconcile-rate, --poll, --sync, --async-poll-interval and --async-timeout must be positive")
+	}
+	if f.creationGrace < 0 {
+		return f, errors.New("--creation-grace-period must not be negative")
 	}
 	return f, nil
 }
@@ -158,8 +165,9 @@ func run(f flags) error {
 			MaxConcurrentReconciles: f.maxReconcileRate,
 			Features:                &feature.Flags{},
 		},
-		Clients: otc.NewClients(settings),
-		Async:   terraformed.Timing{Poll: f.asyncPoll, Timeout: f.asyncTimeout},
+		Clients:             otc.NewClients(settings),
+		Async:               terraformed.Timing{Poll: f.asyncPoll, Timeout: f.asyncTimeout},
+		CreationGracePeriod: f.creationGrace,
 	}
 	if err := controller.Setup(mgr, o, resources.All()); err != nil {
 		return err

@@ -38,6 +38,8 @@ type Options struct {
 	Clients *otc.Clients
 	// Async bounds and paces the imitated Terraform operations.
 	Async terraformed.Timing
+	// CreationGracePeriod is crossplane-runtime's (managed.WithCreationGracePeriod).
+	CreationGracePeriod time.Duration
 }
 
 // Setup adds every controller of the provider to mgr.
@@ -93,6 +95,7 @@ func setupManaged[K apis.Kind](mgr ctrl.Manager, o Options, resources Resources)
 		managed.WithLogger(log),
 		managed.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
 		managed.WithPollInterval(o.PollInterval),
+		managed.WithCreationGracePeriod(o.CreationGracePeriod),
 		managed.WithTimeout(reconcileTimeout),
 		// IdentifierFromProvider: the external name is OTC's ID, never the MR's name.
 		managed.WithInitializers(),
