@@ -51,8 +51,8 @@ export const USER = { domainName: "OTC00000000001000000042", userName: "edge-pro
 export const WRONG = { secretKey: "xp-otc-go-sim-wrong-secret-key-0001", password: "xp-otc-go-sim-wrong-password-0001" };
 export const SECRET_VALUES = [AKSK.accessKey, AKSK.secretKey, USER.password, WRONG.secretKey, WRONG.password];
 export const FIELD_MANAGER = "crossplane-otc-simulator-e2e";
-// Each scenario waits for several MRs in turn, each wait up to 120 s on a loaded machine; an MR
-// deleted within 30 s of its creation also waits out crossplane-runtime's creation grace period.
+// Each scenario waits for several MRs in turn, each wait up to 120 s on a loaded machine (and an MR
+// deleted just after its creation also waits out crossplane-runtime's creation grace period, 1 s in testenv).
 export const TEST_TIMEOUT_MS = 600_000;
 
 export const MR_VERSION = "v1alpha1";

@@ -39,7 +39,8 @@ export default async function globalSetup(globalConfig: JestConfig): Promise<voi
   const logDir = join(REPO_ROOT, ".cache", "e2e-logs");
   rmSync(logDir, { recursive: true, force: true });
   // An interrupted run's generated credentials (the teardown removes a finished run's).
-  rmSync(e2eCredentialsDir(logDir) ?? "", { recursive: true, force: true });
+  const credentialsDir = e2eCredentialsDir(logDir);
+  if (credentialsDir !== undefined) rmSync(credentialsDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
   process.env.EDGECONNECT_E2E_LOG_DIR = logDir;
   const count = environmentCount(globalConfig);
