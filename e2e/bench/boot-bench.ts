@@ -4,8 +4,10 @@
  * issue: 1.2 s from process start to the first reconcile; with a SIGKILL
  * every 3 s, 19 of 32 clusters Ready after 10 minutes).
  *
- * It starts kcp and an infrastructure kube-apiserver (testenv), then the
- * Platform (workload kube-apiserver, OTC simulator with 200 ms transitions,
+ * It starts kcp and an infrastructure kube-apiserver (testenv), or takes
+ * running ones (`--kcp-kubeconfig`, `--infra-kubeconfig`), then the
+ * Platform (workload kube-apiserver, OTC simulator with `--otc-delay-ms`
+ * (200) transitions,
  * Crossplane OTC simulator, the provider-controller as its own process).
  * `--tenants` workspaces order one cluster each and wait until it is Ready,
  * so that a restart finds what a running platform has. Then, `--runs`
@@ -39,8 +41,9 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { API_EXPORT_NAME, collectionPath, KUBERNETES_CLUSTER_RESOURCE } from "@edgeconnect/api";
 import { orderCluster, Platform } from "@edgeconnect/demo";
-import { clusterOf, type RestClient } from "@edgeconnect/kcp-ts";
-import { apiExportEndpoints, Reaper, REPO_ROOT, resolveBinary, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
+import { clusterOf, RestClient } from "@edgeconnect/kcp-ts";
+import { randomBytes } from "node:crypto";
+import { apiExportEndpoints, deleteWorkspace, readKubeconfig, Reaper, REPO_ROOT, resolveBinary, TestEnvironment, type Workspace } from "@edgeconnect/testenv";
 import { parseBootFlags, type BootBenchFlags } from "./boot-flags.js";
 import { PROBE_PREFIX } from "./boot-probe-line.js";
 import {
@@ -57,7 +60,7 @@ import {
   type LoadFigures,
 } from "./boot-report.js";
 import { pool, retries, sleep, withRetry } from "./measure.js";
-import { errorText, isReady, log, ORDER_CONCURRENCY, OTC_DELAY_MS, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "./platform-run.js";
+import { errorText, isReady, log, ORDER_CONCURRENCY, stateOf, WORKSPACE_CONCURRENCY, type Cluster } from "./platform-run.js";
 
 /** The issue's targets. */
 const BOOT_TARGET_MS = 300;
@@ -200,8 +203,9 @@ async function waitAllReady(client: RestClient, tenants: readonly Workspace[], e
   }
 }
 
-async function crashLoop(platform: Platform, client: RestClient, flags: BootBenchFlags, firstAccount: number): Promise<CrashLoopFigures> {
-  const tenants = await createTenants(platform, "crash-tenant", flags.crashTenants);
+async function crashLoop(platform: Platform, client: RestClient, flags: BootBenchFlags, firstAccount: number, run: string | undefined, made: Workspace[]): Promise<CrashLoopFigures> {
+  const tenants = await createTenants(platform, run === undefined ? "crash-tenant" : `crash-tenant-${run}`, flags.crashTenants);
+  made.push(...tenants);
   const logical = new Set(tenants.map((tenant) => tenant.cluster));
   const perTenant = tenants.map((_, i) => Math.floor(flags.crashClusters / flags.crashTenants) + (i < flags.crashClusters % flags.crashTenants ? 1 : 0));
   log(`crash loop: ${flags.crashTenants} tenants (${perTenant.join(", ")} clusters); SIGKILL every ${flags.crashIntervalS} s from now`);
@@ -284,6 +288,44 @@ async function crashLoop(platform: Platform, client: RestClient, flags: BootBenc
   return figures;
 }
 
+async function deleteWorkspaces(kubeconfig: string, workspaces: readonly Workspace[]): Promise<void> {
+  const admin = RestClient.fromFile(kubeconfig);
+  try {
+    await pool(workspaces.length, WORKSPACE_CONCURRENCY, async (i) => {
+      const workspace = workspaces[i];
+      if (workspace !== undefined) await deleteWorkspace(admin, workspace);
+    });
+  } finally {
+    admin.close();
+  }
+}
+
+/** What `main` undoes at the end, whatever failed. */
+interface Cleanup {
+  readonly what: string;
+  readonly run: () => Promise<unknown> | void;
+}
+
+/**
+ * kcp's URL and admin kubeconfig and the infrastructure cluster's: the
+ * running ones of `--kcp-kubeconfig` and `--infra-kubeconfig`, with a name
+ * for what this run makes there (`run`), or a kcp and kube-apiserver started
+ * here and stopped by a cleanup.
+ */
+async function kcpAndInfra(flags: BootBenchFlags, dir: string, cleanups: Cleanup[]): Promise<{ kcp: { url: string; kubeconfig: string }; infraKubeconfig: string; run: string | undefined }> {
+  if (flags.running !== undefined) {
+    const { kcpKubeconfig, infraKubeconfig } = flags.running;
+    const url = new URL(readKubeconfig(kcpKubeconfig).server).origin;
+    log(`on the running kcp ${url} and infrastructure cluster ${readKubeconfig(infraKubeconfig).server}`);
+    return { kcp: { url, kubeconfig: kcpKubeconfig }, infraKubeconfig, run: randomBytes(3).toString("hex") };
+  }
+  const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
+  cleanups.push({ what: "stop kcp and the infrastructure cluster", run: () => environment.stop() });
+  const { kcp, infra } = environment.state;
+  if (!("kubeconfig" in infra)) throw new Error(`the infrastructure cluster did not start: ${infra.skipped}`);
+  return { kcp, infraKubeconfig: infra.kubeconfig, run: undefined };
+}
+
 async function main(): Promise<void> {
   const flags = parseBootFlags(process.argv.slice(2));
   const startedAt = new Date();
@@ -295,28 +337,31 @@ async function main(): Promise<void> {
 
   const loads = await measureLoads(flags.loadRuns, dir);
 
-  const cleanups: { readonly what: string; readonly run: () => Promise<unknown> | void }[] = [];
+  const cleanups: Cleanup[] = [];
   try {
     const kcpBinaryVersion = (await resolveBinary("kcp", { log })).version;
-    const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
-    cleanups.push({ what: "stop kcp and the infrastructure cluster", run: () => environment.stop() });
-    const { kcp, infra } = environment.state;
-    if (!("kubeconfig" in infra)) throw new Error(`the infrastructure cluster did not start: ${infra.skipped}`);
+    const { kcp, infraKubeconfig, run } = await kcpAndInfra(flags, dir, cleanups);
     const reaper = Reaper.start();
     cleanups.push({ what: "close the reaper", run: () => reaper.close() });
     const platform = await Platform.start({
       kcpUrl: kcp.url,
       kcpKubeconfig: kcp.kubeconfig,
-      infraKubeconfig: infra.kubeconfig,
+      infraKubeconfig,
       dir,
+      // On a kcp and infrastructure cluster of others, names of this run only.
+      ...(run === undefined ? {} : { providerWorkspace: `boot-bench-${run}`, runId: `boot-bench-${run}` }),
       reaper,
       log,
       tenantAccounts: flags.tenants + (flags.crashLoop ? flags.crashTenants : 0),
-      otcDelays: { transitionDelayMs: OTC_DELAY_MS, cceClusterCreateMs: OTC_DELAY_MS, cceClusterDeleteMs: OTC_DELAY_MS, nodePoolSyncMs: OTC_DELAY_MS },
+      otcDelays: { transitionDelayMs: flags.otcDelayMs, cceClusterCreateMs: flags.otcDelayMs, cceClusterDeleteMs: flags.otcDelayMs, nodePoolSyncMs: flags.otcDelayMs },
     });
+    const made: Workspace[] = [platform.provider];
+    // A kcp we did not start outlives the run: its workspaces go once the platform has stopped (a started one takes them along).
+    if (run !== undefined) cleanups.push({ what: "delete workspaces", run: () => deleteWorkspaces(kcp.kubeconfig, made) });
     cleanups.push({ what: "stop the platform", run: () => platform.stop() });
 
-    const tenants = await createTenants(platform, "boot-tenant", flags.tenants);
+    const tenants = await createTenants(platform, run === undefined ? "boot-tenant" : `boot-tenant-${run}`, flags.tenants);
+    made.push(...tenants);
     const [endpoint] = await apiExportEndpoints(platform.provider, API_EXPORT_NAME);
     if (endpoint === undefined) throw new Error("the APIExport has no virtual-workspace endpoint");
     const exportClient = platform.kcp.withServer(endpoint);
@@ -328,7 +373,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < flags.runs; i++) runs.push(await measureRestart(platform, i));
     const boot = summarizeBoots(runs);
 
-    const crash = flags.crashLoop ? await crashLoop(platform, exportClient, flags, flags.tenants) : undefined;
+    const crash = flags.crashLoop ? await crashLoop(platform, exportClient, flags, flags.tenants, run, made) : undefined;
 
     const finishedAt = new Date();
     const result = {
@@ -336,7 +381,7 @@ async function main(): Promise<void> {
       startedAt: startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationSeconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
-      parameters: { ...flags, out, otcDelayMs: OTC_DELAY_MS, bootTargetMs: BOOT_TARGET_MS, crashLoopTargetS: CRASH_LOOP_TARGET_S },
+      parameters: { ...flags, out, bootTargetMs: BOOT_TARGET_MS, crashLoopTargetS: CRASH_LOOP_TARGET_S },
       machine: {
         cpus: cpus().length,
         cpuModel: cpus()[0]?.model ?? null,

@@ -16,6 +16,10 @@ export interface BenchFlags {
   readonly noisy: number;
   /** How long each reconcile of a noisy widget takes before it fails. */
   readonly noisyMs: number;
+  /** The quiet tenant's pace: a create during the flood, an update in the isolation phase, one every this many ms. */
+  readonly quietIntervalMs: number;
+  /** The quiet tenant's updates per isolation measurement (idle, then noisy). */
+  readonly isolationUpdates: number;
   /** The controller's per-tenant cap; undefined keeps the Controller's default. */
   readonly maxInFlightPerTenant: number | undefined;
   /** JSON output path; undefined means `.cache/bench/runtime-<timestamp>.json` under the repository. */
@@ -33,7 +37,8 @@ export type Peer = "go";
 const PEERS: readonly Peer[] = ["go"];
 
 export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [--flood N] [--workers N] [--noisy-tenants N] [--noisy N]
-                            [--noisy-ms MS] [--max-in-flight-per-tenant N] [--out FILE] [--kubeconfig FILE] [--peer go [--rounds N]]
+                            [--noisy-ms MS] [--quiet-interval-ms MS] [--isolation-updates N] [--max-in-flight-per-tenant N]
+                            [--out FILE] [--kubeconfig FILE] [--peer go [--rounds N]]
   --tenants     tenant workspaces bound to the export (default 100, at least 2 and more than --noisy-tenants)
   --objects     widgets per tenant created before the controller starts (default 2)
   --flood       widgets one tenant creates at once in the fairness phase (default 5000)
@@ -42,6 +47,11 @@ export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [
                 tenants that are noisy at once in the isolation phase (default 3)
   --noisy       widgets of each noisy tenant in the isolation phase, each failing slowly (default 1000)
   --noisy-ms    how long each noisy reconcile takes before it fails (default 200)
+  --quiet-interval-ms
+                the quiet tenant's pace: one create every MS during the flood, one update every MS in the
+                isolation phase (default 200)
+  --isolation-updates
+                the quiet tenant's updates per isolation measurement, idle and then noisy (default 100: 20 s each)
   --max-in-flight-per-tenant
                 the controller's cap on one tenant's reconciles in flight (default: the Controller's)
   --out         JSON result path (default .cache/bench/runtime-<ISO timestamp>.json)
@@ -51,7 +61,18 @@ export const USAGE = `usage: pnpm bench:runtime -- [--tenants N] [--objects N] [
   --rounds      with --peer: rounds of both controllers, ours first in odd rounds and the peer first in even
                 ones; each figure is the median over the rounds (default 1)`;
 
-const NUMERIC = { tenants: 100, objects: 2, flood: 5000, workers: 8, "noisy-tenants": 3, noisy: 1000, "noisy-ms": 200, rounds: 1 } as const;
+const NUMERIC = {
+  tenants: 100,
+  objects: 2,
+  flood: 5000,
+  workers: 8,
+  "noisy-tenants": 3,
+  noisy: 1000,
+  "noisy-ms": 200,
+  "quiet-interval-ms": 200,
+  "isolation-updates": 100,
+  rounds: 1,
+} as const;
 type NumericFlag = keyof typeof NUMERIC;
 
 export function parseFlags(argv: readonly string[]): BenchFlags {
@@ -71,6 +92,8 @@ export function parseFlags(argv: readonly string[]): BenchFlags {
     noisyTenants,
     noisy: numeric("noisy", 1),
     noisyMs: numeric("noisy-ms", 0),
+    quietIntervalMs: numeric("quiet-interval-ms", 1),
+    isolationUpdates: numeric("isolation-updates", 1),
     maxInFlightPerTenant: values.has("max-in-flight-per-tenant") ? integerFlag(values, "max-in-flight-per-tenant", 1, 1) : undefined,
     out: values.get("out"),
     kubeconfig: values.get("kubeconfig"),

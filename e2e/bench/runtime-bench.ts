@@ -9,8 +9,9 @@
  * and CPU are read from /proc. For our controller:
  * initial sync time and memory, create→reconcile latency of one new widget
  * per tenant, a flood of `--flood` widgets in one tenant while a quiet tenant
- * creates one every 200 ms, and tenant isolation: a quiet tenant's updates
- * with nobody else busy, then again while `--noisy` widgets in each of
+ * creates one every `--quiet-interval-ms` (200), and tenant isolation:
+ * `--isolation-updates` (100) of a quiet tenant's updates at that pace with
+ * nobody else busy, then again while `--noisy` widgets in each of
  * `--noisy-tenants` tenants fail after `--noisy-ms`, over and over. With
  * `--peer go` the Go peer (scripts/binaries/widget-controller-go) then runs
  * the same session after ours, once every tenant's widgets are back to the
@@ -63,11 +64,8 @@ import { SideProcess } from "./side-process.js";
 const WIDGETS = `${WIDGETS_PATH}/namespaces/default/widgets`;
 const BURST_CONCURRENCY = 16;
 const FLOOD_CONCURRENCY = 32;
-const QUIET_INTERVAL_MS = 200;
-/** The quiet tenant's widgets in the isolation phase, updated in turn: each one every second at 200 ms. */
+/** The quiet tenant's widgets in the isolation phase, updated in turn: each one every second at the default 200 ms. */
 const ISOLATION_WIDGETS = 5;
-/** Updates per isolation measurement (idle, then noisy): 20 s each at 200 ms. */
-const ISOLATION_UPDATES = 100;
 
 type Side = "ours" | "go" | "bare";
 
@@ -168,8 +166,8 @@ class Scenario {
 
   /**
    * Tenant 0 creates `--flood` widgets while tenant 1 creates one every
-   * 200 ms until the flood has drained; the quiet tenant's latency is what
-   * fairness is about.
+   * `--quiet-interval-ms` until the flood has drained; the quiet tenant's
+   * latency is what fairness is about.
    */
   async flood(side: Side, failed: () => Error | undefined): Promise<FloodFigures> {
     const flooding = this.tenant(0);
@@ -182,7 +180,7 @@ class Scenario {
       void this.createWidget(quiet, `${side}-quiet-${quietCount++}`, quietProbe).catch((err: unknown) => {
         quietError ??= err instanceof Error ? err : new Error(String(err));
       });
-    }, QUIET_INTERVAL_MS);
+    }, this.flags.quietIntervalMs);
     const anyFailure = (): Error | undefined => failed() ?? quietError;
     let lastCreated = Number.NaN;
     try {
@@ -206,7 +204,8 @@ class Scenario {
   }
 
   /**
-   * The tenant after the noisy ones updates its widgets, one every 200 ms;
+   * The tenant after the noisy ones updates its widgets, one every
+   * `--quiet-interval-ms`;
    * then each of the first `--noisy-tenants` tenants gets `--noisy` widgets
    * whose reconciles fail after `--noisy-ms`, and once they occupy the
    * controller the same updates run again. The noisy widgets are deleted
@@ -257,15 +256,15 @@ class Scenario {
     };
   }
 
-  /** ISOLATION_UPDATES color changes of the quiet widgets, one every 200 ms, until all are reconciled. */
+  /** `--isolation-updates` color changes of the quiet widgets, one every `--quiet-interval-ms`, until all are reconciled. */
   private async quietUpdates(ws: Workspace, phase: string, failed: () => Error | undefined): Promise<LatencySummary> {
     const probe = new Probe(`isolation: ${phase} updates`);
     let error: Error | undefined;
-    for (let i = 0; i < ISOLATION_UPDATES; i++) {
+    for (let i = 0; i < this.flags.isolationUpdates; i++) {
       this.updateWidget(ws, `iso-quiet-${i % ISOLATION_WIDGETS}`, `${phase}-${i}`, probe).catch((err: unknown) => {
         error ??= err instanceof Error ? err : new Error(String(err));
       });
-      await sleep(QUIET_INTERVAL_MS);
+      await sleep(this.flags.quietIntervalMs);
     }
     await probe.drained(() => failed() ?? error);
     return probe.summary();
@@ -479,9 +478,7 @@ async function main(): Promise<void> {
         maxInFlightPerTenant,
         burstConcurrency: BURST_CONCURRENCY,
         floodConcurrency: FLOOD_CONCURRENCY,
-        quietIntervalMs: QUIET_INTERVAL_MS,
         isolationWidgets: ISOLATION_WIDGETS,
-        isolationUpdates: ISOLATION_UPDATES,
       },
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, totalMemBytes: totalmem(), node: process.version, platform: process.platform, arch: process.arch },
       kcp: { started: flags.kubeconfig === undefined, binaryVersion: kcpBinaryVersion ?? null, serverVersion, endpoint },

@@ -11,9 +11,9 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { CHILD_CONFIG_ENV, fromEpoch, type ChildMessage, type ChildStats, type ParentMessage, type SideConfig } from "./child-protocol.js";
-import { sleep } from "./measure.js";
 import { processUsage, type ProcessUsage } from "./proc-stats.js";
 
 const CHILD = fileURLToPath(new URL("./side-child.js", import.meta.url));
@@ -127,7 +127,8 @@ export class SideProcess {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     if (this.channelOpen()) this.send({ type: "stop" });
     this.child.stdin?.end();
-    const exited = await Promise.race([this.exited.then(() => true), sleep(EXIT_GRACE_MS).then(() => false)]);
+    // Unref'd: the child keeps this process alive until it exits; a ref'd grace timer would hold the run for its whole 30 s after every stop.
+    const exited = await Promise.race([this.exited.then(() => true), delay(EXIT_GRACE_MS, false, { ref: false })]);
     if (!exited) {
       this.child.kill("SIGKILL");
       await this.exited;

@@ -1,10 +1,12 @@
 /**
  * Smoke run of `pnpm bench:boot` (e2e/bench/boot-bench.ts): two restarts of
  * the provider-controller and two module-load probes per program, no crash
- * loop. The benchmark starts its own kcp and Platform, so this checks that
- * it still runs end to end and that every figure it reports was measured;
- * the figures themselves are not judged (a loaded CI machine is no
- * benchmark).
+ * loop, on the e2e run's kcp and infrastructure cluster (the benchmark starts
+ * its Platform there, under names of its own) and a simulated cloud of 20 ms
+ * transitions, so that the tenant's cluster the restarts find is Ready in
+ * seconds. This checks that it still runs end to end and that every figure it
+ * reports was measured; the figures themselves are not judged (a loaded CI
+ * machine is no benchmark).
  *
  * And what makes a restart cheaper: the provider-controller writes Node's
  * compile cache once its program has loaded, so that even a process that is
@@ -17,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createCertificateAuthority } from "@edgeconnect/otc-simulator";
-import { REPO_ROOT, writeKubeconfig } from "@edgeconnect/testenv";
+import { connectFromEnv, REPO_ROOT, writeKubeconfig } from "@edgeconnect/testenv";
 
 const run = promisify(execFile);
 const BENCH = join(REPO_ROOT, "e2e", "dist", "bench", "boot-bench.js");
@@ -51,7 +53,10 @@ describe("bench:boot", () => {
       const dir = mkdtempSync(join(tmpdir(), "bench-boot-"));
       try {
         const out = join(dir, "boot.json");
-        const { stdout } = await run(process.execPath, [BENCH, "--runs", "2", "--load-runs", "2", "--out", out], { timeout: TIMEOUT_MS - 10_000, maxBuffer: 16 * 2 ** 20 });
+        const { kcp, infra } = connectFromEnv().state;
+        if ("skipped" in infra) throw new Error(infra.skipped);
+        const args = ["--runs", "2", "--load-runs", "2", "--otc-delay-ms", "20", "--kcp-kubeconfig", kcp.kubeconfig, "--infra-kubeconfig", infra.kubeconfig, "--out", out];
+        const { stdout } = await run(process.execPath, [BENCH, ...args], { timeout: TIMEOUT_MS - 10_000, maxBuffer: 16 * 2 ** 20 });
         expect(stdout).toContain("first reconcile finished");
         const result = JSON.parse(readFileSync(out, "utf8")) as BootResult;
 

@@ -6,6 +6,10 @@
  * installed by someone else, and the CoreProvider write retried through a
  * stalled API server. The full path with the real operator is in
  * e2e/tests/cluster-provider-capi.e2e.test.ts.
+ *
+ * Each run that should end at its deadline gets one that passes once the
+ * run says it got where the test looks (deadlineOn), so no test sits out a
+ * wall-clock deadline.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createHash } from "node:crypto";
@@ -14,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { collectionPath, CORE_PROVIDER, objectPath } from "@edgeconnect/capi-provider-api";
 import { deleteIfPresent, type KubeObject } from "@edgeconnect/kcp-ts";
-import { SILENT } from "@edgeconnect/runtime";
+import { SILENT, type ControllerLogger } from "@edgeconnect/runtime";
 import { applyManifests, connectFromEnv, DeploymentStandIn, eventually, holds, httpStatus, StallingProxy, waitUntilGone } from "@edgeconnect/testenv";
 import { stringify } from "yaml";
 import { startPlatform, type Platform } from "../testing/platform.fixture.js";
@@ -56,6 +60,28 @@ const MANIFEST: KubeObject[] = [
 ];
 const MANIFEST_TEXT = MANIFEST.map((obj) => stringify(obj)).join("---\n");
 
+/** Ends a run whose line never comes, well before the test's own timeout. */
+const BACKSTOP_MS = 30_000;
+
+/**
+ * An install's deadline that passes as soon as the run logs `line`: a wait's
+ * "waiting for <what>" after a finished check, or a write's "was refused for
+ * now; retrying" after a failed attempt. install then ends as at any deadline,
+ * with what that check or attempt found, the moment the test has seen the run
+ * get there.
+ */
+function deadlineOn(line: string): { readonly logger: ControllerLogger; readonly signal: AbortSignal } {
+  const reached = new AbortController();
+  const seen = (_fields: object, message: string): void => {
+    if (message === line) reached.abort(new Error(`install logged "${line}"`));
+  };
+  const logger: ControllerLogger = { child: () => logger, debug: seen, info: seen, warn: seen, error: seen };
+  return { logger, signal: AbortSignal.any([reached.signal, AbortSignal.timeout(BACKSTOP_MS)]) };
+}
+
+/** The deadline of a run that should end waiting for the core provider, which no operator here makes Ready. */
+const WAITING_FOR_CORE = "waiting for the core provider Ready";
+
 describeInfra("install (cluster-provider-capi init)", () => {
   let platform: Platform;
   const dir = mkdtempSync(join(tmpdir(), "capi-install-"));
@@ -77,7 +103,12 @@ describeInfra("install (cluster-provider-capi init)", () => {
 
   it("waits past its deadline for a Deployment nobody runs, and says which", async () => {
     const started = Date.now();
-    const run = install({ client: platform.client, configuration: configuration({ file: manifestFile }), logger: SILENT, signal: AbortSignal.timeout(12_000), pollIntervalMs: 200 });
+    const run = install({
+      client: platform.client,
+      configuration: configuration({ file: manifestFile }),
+      ...deadlineOn("waiting for the Cluster API Operator: Deployments Available"),
+      pollIntervalMs: 200,
+    });
     await expect(run).rejects.toThrow(InstallTimeoutError);
     await expect(run).rejects.toThrow("still missing: fake-operator-system/fake-operator");
     // The deadline, not the test timeout, ended it.
@@ -98,8 +129,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
       const run = install({
         client: platform.client,
         configuration: configuration({ configMap: { namespace: "default", name: "operator-components" }, sha256 }),
-        logger: SILENT,
-        signal: AbortSignal.timeout(20_000),
+        ...deadlineOn(WAITING_FOR_CORE),
         pollIntervalMs: 200,
       });
       // No operator runs, so the CoreProvider never gets Ready: the error says so after the manifest was accepted.
@@ -163,8 +193,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
       const run = install({
         client: platform.client,
         configuration: { ...configuration({ file: operatorFile }), certManager: { file: certManagerFile } },
-        logger: SILENT,
-        signal: AbortSignal.timeout(20_000),
+        ...deadlineOn(WAITING_FOR_CORE),
         pollIntervalMs: 200,
       });
       // No operator runs: past the manifests, it waits for the core provider.
@@ -175,7 +204,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
     it("takes a cert-manager the cluster already has", async () => {
       // Gone, so that finding it again shows this run applied it.
       await platform.client.delete("/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned");
-      const run = install({ client: platform.client, configuration: configuration({ file: operatorFile }), logger: SILENT, signal: AbortSignal.timeout(20_000), pollIntervalMs: 200 });
+      const run = install({ client: platform.client, configuration: configuration({ file: operatorFile }), ...deadlineOn(WAITING_FOR_CORE), pollIntervalMs: 200 });
       await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
       expect(await httpStatus(platform.client, "/apis/cert-manager.io/v1/namespaces/needs-cm-system/issuers/selfsigned")).toBe(200);
     }, 60_000);
@@ -203,7 +232,12 @@ describeInfra("install (cluster-provider-capi init)", () => {
     });
 
     it("waits for the operator's Deployment and names what it looks for, installing nothing", async () => {
-      const run = install({ client: platform.client, configuration: existing("helm-capi-operator"), logger: SILENT, signal: AbortSignal.timeout(15_000), pollIntervalMs: 200 });
+      const run = install({
+        client: platform.client,
+        configuration: existing("helm-capi-operator"),
+        ...deadlineOn("waiting for the existing Cluster API Operator: its Deployment Available"),
+        pollIntervalMs: 200,
+      });
       await expect(run).rejects.toThrow(
         "timed out waiting for the existing Cluster API Operator: its Deployment Available; still missing: a Deployment labelled clusterctl.cluster.x-k8s.io/core=capi-operator in namespace helm-capi-operator",
       );
@@ -212,7 +246,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
     it("goes on to the core provider once the operator's CRDs are Established and its Deployment Available", async () => {
       await applyManifests(platform.client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: "helm-capi-operator" } }, operatorDeployment]);
       standIn = DeploymentStandIn.start(platform.client, [{ namespace: "helm-capi-operator", name: "capi-operator", healthy: () => Promise.resolve(true) }]);
-      const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(20_000), pollIntervalMs: 200 });
+      const run = install({ client: platform.client, configuration: existing(), ...deadlineOn(WAITING_FOR_CORE), pollIntervalMs: 200 });
       await expect(run).rejects.toThrow("still missing: CoreProvider capi-system/cluster-api");
     }, 60_000);
 
@@ -226,7 +260,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
       await deleteIfPresent(platform.client, ours);
       await waitUntilGone(platform.client, ours, { description: "our CoreProvider of earlier tests" });
       try {
-        const run = install({ client: platform.client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(20_000), pollIntervalMs: 200 });
+        const run = install({ client: platform.client, configuration: existing(), ...deadlineOn(WAITING_FOR_CORE), pollIntervalMs: 200 });
         await expect(run).rejects.toThrow("still missing: CoreProvider helm-capi/cluster-api");
         const { items } = await platform.client.list<KubeObject>(collectionPath(CORE_PROVIDER));
         expect(items.map((p) => `${p.metadata?.namespace ?? ""}/${p.metadata?.name ?? ""}`)).toEqual(["helm-capi/cluster-api"]);
@@ -253,7 +287,7 @@ describeInfra("install (cluster-provider-capi init)", () => {
         // Each attempt ends after a second without an answer.
         const client = platform.client.withServer(proxy.url).withTimeout(1_000);
         proxy.stall();
-        const run = install({ client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(12_000), pollIntervalMs: 200 });
+        const run = install({ client, configuration: existing(), ...deadlineOn(WAITING_FOR_CORE), pollIntervalMs: 200 });
         const outcome = run.then(
           () => "done",
           (err: unknown) => (err instanceof Error ? err.message : String(err)),
@@ -269,7 +303,13 @@ describeInfra("install (cluster-provider-capi init)", () => {
         const client = platform.client.withServer(proxy.url).withTimeout(1_000);
         proxy.stall();
         try {
-          const run = install({ client, configuration: existing(), logger: SILENT, signal: AbortSignal.timeout(5_000), pollIntervalMs: 200 });
+          // The deadline passes after the first unanswered attempt, so the last failure is the write's own.
+          const run = install({
+            client,
+            configuration: existing(),
+            ...deadlineOn("applying CoreProvider capi-system/cluster-api was refused for now; retrying"),
+            pollIntervalMs: 200,
+          });
           await expect(run).rejects.toThrow(InstallTimeoutError);
           await expect(run).rejects.toThrow(/^timed out applying CoreProvider capi-system\/cluster-api; the last attempt failed: /);
         } finally {
