@@ -13,9 +13,12 @@ mkdir -p .cache/reports
 # priority: the suites mostly wait on servers, and one that needs a binary
 # first waits for its build (binaries.ts holds a lock per binary) or builds
 # it itself.
-step "building helm, the Cluster API managers, the operator and the Go peer in the background"
-nice -n 10 node packages/testenv/dist/cli/ensure-binaries.js helm capi-core capi-kubeadm-bootstrap capi-kubeadm-control-plane \
-  capi-dev capi-operator widget-controller-go > .cache/reports/background-binaries.log 2>&1 &
+# In the order the suites need them: the Cluster API suites are among the
+# longest, so they start first; the chart suites and the runtime benchmark's
+# smoke are short and start late.
+step "building the Cluster API managers, the operator, helm and the Go peer in the background"
+nice -n 10 node packages/testenv/dist/cli/ensure-binaries.js capi-core capi-kubeadm-bootstrap capi-kubeadm-control-plane \
+  capi-dev capi-operator helm widget-controller-go > .cache/reports/background-binaries.log 2>&1 &
 background_binaries=$!
 # The simulator's Go tests need no server: they run beside the rest too,
 # with the flags of its build (binaries.ts), so they reuse its compiled

@@ -8,6 +8,13 @@
 // as in CI, has no record), else a minute. Files that failed last time
 // still go first, as with Jest's default sequencer.
 //
+// Suites that take the same machine-wide lock (time-budget.json's
+// "exclusive": the Cluster API stacks with the in-memory provider, which
+// binds fixed ports) run one after another whatever the order; started
+// together, all but one would hold a worker doing nothing. The order is
+// therefore that of a simulated run: each time a worker frees up it takes
+// the longest suite whose lock is free by then.
+//
 // It also tells the e2e global setup how many e2e suites this run holds,
 // in EDGECONNECT_E2E_SUITES (read in global-setup.ts): no more
 // environments are started than suites can use. Jest sorts before it runs
@@ -16,17 +23,23 @@ import jestTestSequencer from "@jest/test-sequencer";
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 
+// A CommonJS module marked __esModule: Node 24 gives its `default` export as
+// the default import, older Node the whole module object.
+const TestSequencer = jestTestSequencer.default ?? jestTestSequencer;
+
 const ROOT = new URL("../../", import.meta.url).pathname;
 const budget = JSON.parse(readFileSync(new URL("../time-budget.json", import.meta.url), "utf8"));
 const UNKNOWN_E2E_SECONDS = 60;
 
 const isE2e = (test) => test.context.config.displayName?.name === "e2e";
-
-// A CommonJS module marked __esModule: Node 24 gives its `default` export as
-// the default import, older Node the whole module object.
-const TestSequencer = jestTestSequencer.default ?? jestTestSequencer;
+const lockOf = (test) => Object.entries(budget.exclusive).find(([, files]) => files.includes(relative(ROOT, test.path)))?.[0];
 
 export default class EdgeconnectSequencer extends TestSequencer {
+  constructor(options) {
+    super(options);
+    this.workers = options.globalConfig.maxWorkers;
+  }
+
   sort(tests) {
     process.env.EDGECONNECT_E2E_SUITES = String(tests.filter(isE2e).length);
     const expected = (test) => {
@@ -35,6 +48,28 @@ export default class EdgeconnectSequencer extends TestSequencer {
       if (typeof recorded === "number") return recorded / 1000;
       return budget.seconds[relative(ROOT, test.path)] ?? UNKNOWN_E2E_SECONDS;
     };
-    return [...tests].sort((a, b) => Number(this.hasFailed(b)) - Number(this.hasFailed(a)) || expected(b) - expected(a));
+    const sorted = [...tests].sort((a, b) => Number(this.hasFailed(b)) - Number(this.hasFailed(a)) || expected(b) - expected(a));
+    return simulatedOrder(sorted, expected, this.workers);
   }
+}
+
+/** The order in which `workers` workers, each taking the first suite whose lock is free when it frees up, would start `sorted`. */
+function simulatedOrder(sorted, expected, workers) {
+  const freeAt = Array.from({ length: Math.max(1, workers) }, () => 0);
+  const lockFreeAt = new Map();
+  const queue = [...sorted];
+  const order = [];
+  while (queue.length > 0) {
+    const worker = freeAt.indexOf(Math.min(...freeAt));
+    const now = freeAt[worker];
+    const free = queue.findIndex((test) => (lockFreeAt.get(lockOf(test)) ?? 0) <= now);
+    // Every suite left waits on a lock: the first of them waits least long in the run too.
+    const [test] = queue.splice(free === -1 ? 0 : free, 1);
+    const lock = lockOf(test);
+    const end = Math.max(now, lockFreeAt.get(lock) ?? 0) + expected(test);
+    if (lock !== undefined) lockFreeAt.set(lock, end);
+    freeAt[worker] = end;
+    order.push(test);
+  }
+  return order;
 }

@@ -6,7 +6,8 @@
  * wall time, is what a new suite adds whatever the worker count, so a
  * raise of the budget is a visible change to that file. The same file
  * holds each suite's last measured time, from which the test sequencer
- * starts the longest suites first.
+ * (test-sequencer.mjs) starts the longest suites first, and the suites that
+ * take one machine-wide lock.
  *
  * scripts/test-summary.mjs uses it from the build (e2e/dist).
  */
@@ -22,6 +23,8 @@ export interface TimeBudget {
   readonly budgetSeconds: number;
   /** Each suite's wall time (path from the repository root) when the budget was last set. */
   readonly seconds: Readonly<Record<string, number>>;
+  /** Suites that take the same machine-wide lock, by the lock's name: the sequencer never starts two of one lock together. */
+  readonly exclusive: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface SuiteTime {
