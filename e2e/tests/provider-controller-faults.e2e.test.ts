@@ -98,7 +98,7 @@ describeProviderController("provider-controller (faults)", () => {
 
     // The cluster vanishes without teardown: the controller's finalizer taken off by hand while it is down.
     await stories.platform.stopController();
-    const finalizers = (kc.metadata?.finalizers ?? []).filter((f) => f !== "stories.platform.edgeconnect.eu/provider-controller");
+    const finalizers = (kc.metadata?.finalizers ?? []).filter((f) => f !== "platform.edgeconnect.eu/provider-controller");
     await ws.client.request("PATCH", clusterPath("default", "my-cluster"), { body: { metadata: { finalizers } }, contentType: "application/merge-patch+json" });
     await ws.client.delete(clusterPath("default", "my-cluster"));
     await gone(ws, clusterPath("default", "my-cluster"), 30_000);

@@ -43,7 +43,7 @@ describeProviderController("provider-controller (input)", () => {
 
     await expect(
       ws.client.create(`${API}/namespaces/default/kubernetesclusters`, {
-        apiVersion: "stories.platform.edgeconnect.eu/v1alpha1",
+        apiVersion: "platform.edgeconnect.eu/v1alpha1",
         kind: "KubernetesCluster",
         metadata: { name: "invalid" },
         spec: { machineCapabilitiesRef: { name: "workers" }, nodeCount: 0, nodeDiskSize: "100Gi", providerRef: { type: "AWS", configRef: { name: "otc" } }, kubernetes: { version: "latest" } },
@@ -65,7 +65,7 @@ describeProviderController("provider-controller (input)", () => {
     await stories.platform.infra.create("/api/v1/namespaces", {
       apiVersion: "v1",
       kind: "Namespace",
-      metadata: { name: namespace, annotations: { "stories.platform.edgeconnect.eu/logical-cluster": `other-${run}` }, labels: { "app.kubernetes.io/managed-by": "provider-controller" } },
+      metadata: { name: namespace, annotations: { "platform.edgeconnect.eu/logical-cluster": `other-${run}` }, labels: { "app.kubernetes.io/managed-by": "provider-controller" } },
     });
     await order(ws, account);
     const refused = await condition(ws, clusterPath("default", "my-cluster"), "Ready", "False", "TenantNamespaceConflict");

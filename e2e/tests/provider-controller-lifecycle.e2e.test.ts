@@ -41,7 +41,7 @@ describeProviderController("provider-controller (lifecycle)", () => {
     expect(live(account)).toMatchObject({ vpcs: 1, subnets: 1, cceClusters: 1, nodePools: 1, servers: 2, eips: 1, keypairs: 1 });
 
     const namespace = await infraNamespace(ws);
-    expect(namespace?.metadata?.annotations?.["stories.platform.edgeconnect.eu/logical-cluster"]).toBe(ws.cluster);
+    expect(namespace?.metadata?.annotations?.["platform.edgeconnect.eu/logical-cluster"]).toBe(ws.cluster);
 
     const patch = (spec: object): Promise<unknown> =>
       ws.client.request("PATCH", clusterPath("default", "my-cluster"), { body: { spec }, contentType: "application/merge-patch+json" });
@@ -101,7 +101,7 @@ describeProviderController("provider-controller (lifecycle)", () => {
     // What the infrastructure cluster holds, not names computed here: a namespace per tenant, each
     // holding only that tenant's objects, and ProviderConfig names that differ across the two
     // (crossplane-runtime counts usages by name across namespaces).
-    const LOGICAL_CLUSTER = "stories.platform.edgeconnect.eu/logical-cluster";
+    const LOGICAL_CLUSTER = "platform.edgeconnect.eu/logical-cluster";
     const namespaces = (await stories.platform.infra.list("/api/v1/namespaces", { query: { labelSelector: "app.kubernetes.io/managed-by=provider-controller" } })).items;
     const held = new Map<string, string>();
     for (const twin of [a, b]) {
@@ -146,7 +146,7 @@ describeProviderController("provider-controller (lifecycle)", () => {
       expect(kc.status?.flavor?.soldOut).toEqual([{ flavor: "c4.xlarge.2", zone: "random" }]);
       // Remembered where the tenant cannot write: on the cluster's ClusterV3, not only in the tenant's status.
       const [clusterV3] = (await stories.platform.infra.list(`/apis/cce.opentelekomcloud.m.crossplane.io/v1alpha1/namespaces/${tenantNamespace(matched.ws)}/clusterv3s`)).items;
-      expect(JSON.parse(clusterV3?.metadata?.annotations?.["stories.platform.edgeconnect.eu/sold-out"] ?? "[]")).toEqual([{ flavor: "c4.xlarge.2", zone: "random" }]);
+      expect(JSON.parse(clusterV3?.metadata?.annotations?.["platform.edgeconnect.eu/sold-out"] ?? "[]")).toEqual([{ flavor: "c4.xlarge.2", zone: "random" }]);
       // The sold-out pool is deleted while its successor is created; it may take a moment longer to go.
       await eventually(async () => [live(matched.account).nodePools === 1, JSON.stringify(live(matched.account))], { timeoutMs: 30_000, description: "only the new node pool left" });
       expect(live(matched.account)).toMatchObject({ nodePools: 1, servers: 2 });
@@ -176,7 +176,7 @@ describeProviderController("provider-controller (lifecycle)", () => {
     await order(ws, account);
     await ready(ws);
     const bindings = await ws.client.list("/apis/apis.kcp.io/v1alpha2/apibindings");
-    const binding = bindings.items.find((item) => (item as { spec?: { reference?: { export?: { name?: string } } } }).spec?.reference?.export?.name === "stories.platform.edgeconnect.eu");
+    const binding = bindings.items.find((item) => (item as { spec?: { reference?: { export?: { name?: string } } } }).spec?.reference?.export?.name === "platform.edgeconnect.eu");
     expect(binding).toBeDefined();
     await ws.client.delete(`/apis/apis.kcp.io/v1alpha2/apibindings/${binding?.metadata?.name ?? ""}`);
     await eventually(async () => [live(account).cceClusters === 0 && live(account).vpcs === 0, JSON.stringify(live(account))], { timeoutMs: 120_000, description: "cloud objects gone after unbind" });
