@@ -22,7 +22,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EtcdServer } from "./etcd-server.js";
-import { eventually } from "./eventually.js";
+import { eventually, holds } from "./eventually.js";
 import { writeKubeconfig } from "./kubeconfig.js";
 import { freePort, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
@@ -199,11 +199,14 @@ async function waitUntilServing(server: LaunchedApiServer, dir: string, tokens: 
   const certificate = join(dir, "certs", "apiserver.crt");
   const deadline = Date.now() + timeoutMs;
   // kube-apiserver writes its self-signed certificate (serving cert and CA)
-  // before it listens; the kubeconfigs trust exactly that.
+  // before it listens; the kubeconfigs trust exactly that. The file is
+  // created before it is written: read too early it is empty, and a client
+  // trusting nothing of it fails every probe until the deadline.
   const caPem = await eventually(
     () => {
       server.process.assertRunning();
-      return [true, readFileSync(certificate, "utf8")];
+      const pem = readFileSync(certificate, "utf8");
+      return holds(pem.match(/-----END CERTIFICATE-----/g)?.length === 2, "serving certificate and CA not written yet", pem);
     },
     { timeoutMs, description: "kube-apiserver self-signed certificate" },
   );
