@@ -16,9 +16,11 @@ const shared = {
 
 export default {
   // The e2e suites wait on servers far more than they compute: on two cores
-  // four run side by side (Jest's default, one less than the cores, would run
-  // them one after another). `-w N` on the command line overrides it.
-  maxWorkers: 4,
+  // three run side by side (Jest's default, one less than the cores, would
+  // run them one after another). Four kept the load average above 10, and
+  // suites then failed on their own deadlines. `-w N` on the command line
+  // overrides it.
+  maxWorkers: 3,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [

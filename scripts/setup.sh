@@ -30,15 +30,18 @@ step "building (tsc -b)"
 mkdir -p .cache/make && touch .cache/make/setup.stamp
 # SETUP_BINARIES=0: only Node, the dependencies and the build (the Makefile's
 # workflow targets that start no servers of their own). Otherwise the
-# servers every e2e run and demo starts; the others (helm, the Cluster API
-# managers, the operator, the Go peer of the runtime benchmark) are built
-# when first used, or in the background by scripts/test.sh.
+# servers every e2e run and demo starts; SETUP_BINARIES=all (the test
+# command) also the Cluster API managers and the operator, which the
+# longest suites start with. Helm and the Go peer of the runtime benchmark
+# are built when first used, or in the background by scripts/test.sh.
 if [ "${SETUP_BINARIES:-1}" = 0 ]; then
   echo "setup took $(elapsed "$started")" >&2
   return 0 2>/dev/null || exit 0
 fi
-step "providing kcp, kube-apiserver, kube-controller-manager, etcd and the Crossplane OTC provider simulator"
-"${PNPM[@]}" run --silent binaries kcp kube-apiserver kube-controller-manager etcd crossplane-otc-simulator >&2
+binaries=(kcp kube-apiserver kube-controller-manager etcd crossplane-otc-simulator)
+[ "${SETUP_BINARIES:-1}" != all ] || binaries+=(capi-core capi-kubeadm-bootstrap capi-kubeadm-control-plane capi-dev capi-operator)
+step "providing ${binaries[*]}"
+"${PNPM[@]}" run --silent binaries "${binaries[@]}" >&2
 # The console's browser tests (e2e/tests/console.e2e.test.ts) drive Debian's
 # Chromium; without it they are skipped, saying why.
 if ! command -v chromium >/dev/null 2>&1; then

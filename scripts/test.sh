@@ -6,19 +6,17 @@
 # kube-apiserver when Docker is available (those tests skip, saying why, when
 # it is not).
 run_started=$(date +%s)
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+SETUP_BINARIES=all source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 mkdir -p .cache/reports
-# What only some suites use is built beside the checks and tests, at a lower
-# priority: the suites mostly wait on servers, and one that needs a binary
-# first waits for its build (binaries.ts holds a lock per binary) or builds
-# it itself.
-# In the order the suites need them: the Cluster API suites are among the
-# longest, so they start first; the chart suites and the runtime benchmark's
-# smoke are short and start late.
-step "building the Cluster API managers, the operator, helm and the Go peer in the background"
-nice -n 10 node packages/testenv/dist/cli/ensure-binaries.js capi-core capi-kubeadm-bootstrap capi-kubeadm-control-plane \
-  capi-dev capi-operator helm widget-controller-go > .cache/reports/background-binaries.log 2>&1 &
+# Helm and the Go peer, which only short suites use (they start late), are
+# built beside the checks and tests, at a lower priority; a suite that needs
+# one first waits for its build (binaries.ts holds a lock per binary) or
+# builds it itself. The Cluster API managers are not: built beside the
+# suites, under their load, they took longer than the suites before them,
+# and the longest suites need them.
+step "building helm and the Go peer in the background"
+nice -n 10 node packages/testenv/dist/cli/ensure-binaries.js helm widget-controller-go > .cache/reports/background-binaries.log 2>&1 &
 background_binaries=$!
 # The simulator's Go tests need no server: they run beside the rest too,
 # with the flags of its build (binaries.ts), so they reuse its compiled

@@ -8,12 +8,16 @@
 // as in CI, has no record), else a minute. Files that failed last time
 // still go first, as with Jest's default sequencer.
 //
-// Suites that take the same machine-wide lock (time-budget.json's
-// "exclusive": the Cluster API stacks with the in-memory provider, which
-// binds fixed ports) run one after another whatever the order; started
-// together, all but one would hold a worker doing nothing. The order is
-// therefore that of a simulated run: each time a worker frees up it takes
-// the longest suite whose lock is free by then.
+// Some suites must not run at the same time (time-budget.json's
+// "exclusive"): those that take the same machine-wide lock (the Cluster API
+// stacks with the in-memory provider, which binds fixed ports) run one after
+// another whatever the order, and started together all but one would hold a
+// worker doing nothing; and the two that load the machine most (the chaos
+// run; the sharded controller, whose exactly-once certificate check a
+// starved OTC simulator answering after the client's deadline breaks) each
+// need the machine's spare CPU. The order is therefore that of a simulated
+// run: each time a worker frees up it takes the longest suite none of whose
+// group runs by then.
 //
 // It also tells the e2e global setup how many e2e suites this run holds,
 // in EDGECONNECT_E2E_SUITES (read in global-setup.ts): no more
@@ -32,7 +36,7 @@ const budget = JSON.parse(readFileSync(new URL("../time-budget.json", import.met
 const UNKNOWN_E2E_SECONDS = 60;
 
 const isE2e = (test) => test.context.config.displayName?.name === "e2e";
-const lockOf = (test) => Object.entries(budget.exclusive).find(([, files]) => files.includes(relative(ROOT, test.path)))?.[0];
+const groupOf = (test) => Object.entries(budget.exclusive).find(([, files]) => files.includes(relative(ROOT, test.path)))?.[0];
 
 export default class EdgeconnectSequencer extends TestSequencer {
   constructor(options) {
@@ -53,21 +57,21 @@ export default class EdgeconnectSequencer extends TestSequencer {
   }
 }
 
-/** The order in which `workers` workers, each taking the first suite whose lock is free when it frees up, would start `sorted`. */
+/** The order in which `workers` workers, each taking the first suite none of whose group runs when it frees up, would start `sorted`. */
 function simulatedOrder(sorted, expected, workers) {
   const freeAt = Array.from({ length: Math.max(1, workers) }, () => 0);
-  const lockFreeAt = new Map();
+  const groupFreeAt = new Map();
   const queue = [...sorted];
   const order = [];
   while (queue.length > 0) {
     const worker = freeAt.indexOf(Math.min(...freeAt));
     const now = freeAt[worker];
-    const free = queue.findIndex((test) => (lockFreeAt.get(lockOf(test)) ?? 0) <= now);
-    // Every suite left waits on a lock: the first of them waits least long in the run too.
+    const free = queue.findIndex((test) => (groupFreeAt.get(groupOf(test)) ?? 0) <= now);
+    // Every suite left waits on its group: the first of them waits least long in the run too.
     const [test] = queue.splice(free === -1 ? 0 : free, 1);
-    const lock = lockOf(test);
-    const end = Math.max(now, lockFreeAt.get(lock) ?? 0) + expected(test);
-    if (lock !== undefined) lockFreeAt.set(lock, end);
+    const group = groupOf(test);
+    const end = Math.max(now, groupFreeAt.get(group) ?? 0) + expected(test);
+    if (group !== undefined) groupFreeAt.set(group, end);
     freeAt[worker] = end;
     order.push(test);
   }

@@ -6,8 +6,8 @@
  * wall time, is what a new suite adds whatever the worker count, so a
  * raise of the budget is a visible change to that file. The same file
  * holds each suite's last measured time, from which the test sequencer
- * (test-sequencer.mjs) starts the longest suites first, and the suites that
- * take one machine-wide lock.
+ * (test-sequencer.mjs) starts the longest suites first, and the groups of
+ * suites that must not run at the same time.
  *
  * scripts/test-summary.mjs uses it from the build (e2e/dist).
  */
@@ -23,7 +23,7 @@ export interface TimeBudget {
   readonly budgetSeconds: number;
   /** Each suite's wall time (path from the repository root) when the budget was last set. */
   readonly seconds: Readonly<Record<string, number>>;
-  /** Suites that take the same machine-wide lock, by the lock's name: the sequencer never starts two of one lock together. */
+  /** Suites that must not run at the same time (one machine-wide lock, or the machine's spare CPU), by group: the sequencer never starts two of one group together. */
   readonly exclusive: Readonly<Record<string, readonly string[]>>;
 }
 
