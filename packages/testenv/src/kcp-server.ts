@@ -174,14 +174,15 @@ export class KcpServer {
     const timeoutMs = this.options.startTimeoutMs ?? 180_000;
     const deadline = Date.now() + timeoutMs;
     const remaining = (): number => Math.max(1, deadline - Date.now());
-    await eventually(
+    // kcp creates the file before it writes it: read too early it is no
+    // kubeconfig yet, which is "not yet", not a failed start.
+    const root = await eventually<RestClient>(
       () => {
         this.process.assertRunning();
-        return existsSync(this.kubeconfigPath) ? [true, undefined] : [false, "admin.kubeconfig not written yet"];
+        return existsSync(this.kubeconfigPath) ? [true, this.adminClient()] : [false, "admin.kubeconfig not written yet"];
       },
       { timeoutMs: remaining(), description: "kcp admin kubeconfig" },
     );
-    const root = this.adminClient();
     const base = root.withServer(this.url);
     for (const probe of ["/livez", "/readyz"]) {
       await eventually(
