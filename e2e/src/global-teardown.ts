@@ -207,6 +207,8 @@ export function kubeconfigCredentials(path: string, name: string): KnownCredenti
  * generated input), once each.
  */
 export function generatedCredentials(logDir: string | undefined): KnownCredential[] {
+  // Without a log directory there is no record: e2eCredentialsDir would fall back to this process's.
+  if (logDir === undefined) return [];
   const found = new Map<string, KnownCredential>();
   for (const { origin, value } of recordedE2eCredentials(e2eCredentialsDir(logDir))) {
     if (!found.has(value)) found.set(value, { origin: `generated ${origin}`, value });

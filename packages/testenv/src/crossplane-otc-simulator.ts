@@ -27,8 +27,11 @@ export interface CrossplaneOtcSimulatorOptions {
    * than created again or, when deleted, released. Meant for cloud APIs
    * that list a new object late; the OTC simulator never does, and while a
    * create runs the provider reports the object as existing anyway. So the
-   * full 30 s only held back the retry of a failed create and the finalizer
-   * of an MR deleted young. Default 1s: the code path stays in use.
+   * full 30 s only holds back the retry of a failed create and the finalizer
+   * of an MR deleted young. Default crossplane-runtime's 30s: at 1s the
+   * sharded provider-controller e2e saw each tenant certificate issued 3-7
+   * times (it passes at 30s), so only suites that test the simulator's own
+   * behaviour set it shorter.
    */
   readonly creationGracePeriod?: string;
   /** Watch this namespace only (suites sharing one cluster); default all. */
@@ -57,7 +60,7 @@ export class CrossplaneOtcSimulator {
             "--install-crds",
             `--poll=${options.poll ?? "10s"}`,
             `--async-poll-interval=${options.asyncPollInterval ?? "200ms"}`,
-            `--creation-grace-period=${options.creationGracePeriod ?? "1s"}`,
+            `--creation-grace-period=${options.creationGracePeriod ?? "30s"}`,
             `--health-probe-bind-address=127.0.0.1:${probePort}`,
             ...(options.namespace === undefined ? [] : [`--namespace=${options.namespace}`]),
           ],
