@@ -15,12 +15,14 @@ const shared = {
 };
 
 export default {
-  // The e2e suites wait on servers far more than they compute: on two cores
-  // three run side by side (Jest's default, one less than the cores, would
-  // run them one after another). Four kept the load average above 10, and
-  // suites then failed on their own deadlines. `-w N` on the command line
-  // overrides it.
-  maxWorkers: 3,
+  // The e2e suites wait on servers far more than they compute, and `-w 3`
+  // runs three side by side, each on servers of its own (1,099 s for the
+  // whole test command instead of about 48 minutes, measured). It stays at
+  // one for now: under the load of three suites the sharded controller's
+  // e2e sees a tenant certificate issued twice (a clustercert answer that
+  // comes after its pass ended, issue 30's defect), and a red run lands
+  // nothing. `-w N` on the command line overrides it.
+  maxWorkers: 1,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [
