@@ -43,7 +43,7 @@ binaries=(kcp kube-apiserver kube-controller-manager etcd crossplane-otc-simulat
 step "providing ${binaries[*]}"
 "${PNPM[@]}" run --silent binaries "${binaries[@]}" >&2
 # The console's browser tests (e2e/tests/console.e2e.test.ts) drive Debian's
-# Chromium; without it they are skipped, saying why.
+# Chromium; without it they are skipped, saying why (and fail in CI).
 if ! command -v chromium >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     step "installing Chromium (Debian's package) for the console's browser tests"
