@@ -14,7 +14,8 @@ import {
   VPCS,
   type Network,
 } from "./cce-test.fixture.js";
-import { at, DELAY_MS, pluck, PROJECT, SUBNET, type TestSimulator, text } from "./test-client.fixture.js";
+import { at, CREDENTIALS, DELAY_MS, pluck, PROJECT, SUBNET, type TestSimulator, text } from "./test-client.fixture.js";
+import { getCceClusterCert, OtcClient } from "@edgeconnect/otc";
 import { createCertificateAuthority, type CertificateAndKey } from "./workload-certificates.js";
 
 const WORKLOAD_URL = "https://127.0.0.1:6443";
@@ -189,6 +190,22 @@ describe("CCE clusters", () => {
       server: internal,
       "certificate-authority-data": Buffer.from(servingCa.certPem).toString("base64"),
     });
+  });
+
+  it("issues one certificate when its answer is lost: the OTC client does not ask again", async () => {
+    const id = await availableCluster(t, network, "lost-answer");
+    const client = new OtcClient({ credentials: CREDENTIALS, region: "eu-de", projectId: PROJECT.id, endpoints: { cce: t.sim.url }, retry: { attempts: 3, baseDelayMs: 1 }, now: () => t.now() });
+    try {
+      t.sim.faults.failNextAfterEffect({ method: "POST", pathSuffix: "/clustercert" }, 502);
+      await expect(getCceClusterCert(client, id, 30)).rejects.toMatchObject({ status: 502 });
+      expect(t.sim.state.certificatesIssued.get(id)).toEqual(new Map([[30, 1]]));
+      t.sim.faults.failNext({ method: "POST", pathSuffix: "/clustercert" }, 429);
+      await getCceClusterCert(client, id, 30);
+      expect(t.sim.state.certificatesIssued.get(id)).toEqual(new Map([[30, 2]]));
+    } finally {
+      t.sim.faults.clear();
+      client.close();
+    }
   });
 
   it("issues a kubeconfig whose external entries reach the workload cluster with a client certificate of its CA", async () => {

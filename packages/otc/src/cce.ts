@@ -247,7 +247,8 @@ function masterEip(client: OtcClient, clusterId: string, action: "bind" | "unbin
  */
 export async function getCceClusterCert(client: OtcClient, clusterId: string, durationDays: number, options: ClusterCertOptions = {}): Promise<CceKubeconfig> {
   const path = `${clusterPath(client, clusterId)}/clustercert`;
-  const answer = await client.request<Partial<CceKubeconfig> | null | undefined>("cce", "POST", path, { ...options, body: { duration: durationDays } });
+  // Each call issues a certificate: one whose answer was lost is not asked for again here (see `once`).
+  const answer = await client.request<Partial<CceKubeconfig> | null | undefined>("cce", "POST", path, { ...options, body: { duration: durationDays }, once: true });
   if (typeof answer !== "object" || answer === null) throw new OtcApiError("POST", path, 200, JSON.stringify({ message: "answer is no kubeconfig object" }));
   // Typed as what it may be: the answer is not trusted to be a kubeconfig.
   const users = (Array.isArray(answer.users) ? answer.users : []) as readonly (Partial<CceKubeconfig["users"][number]> | null)[];

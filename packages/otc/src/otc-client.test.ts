@@ -111,6 +111,37 @@ describe("OtcClient", () => {
     for (const request of loopback.requests) verify(request);
   });
 
+  describe("a request that must not act twice (once)", () => {
+    it.each<[string, { status: number; body: unknown }]>([
+      ["a 500", { status: 500, body: { error_code: "CCE.01500001", error_msg: "internal error" } }],
+      ["a 503", { status: 503, body: "Service Unavailable" }],
+      ["a 409", { status: 409, body: { error_code: "X", error_msg: "busy" } }],
+    ])("is not sent again after %s, which it may have been acted on before", async (_case, answer) => {
+      loopback.reset(() => answer);
+      const error = await client.request("cce", "POST", "/api/v3/projects/p/clusters/c1/clustercert", { body: { duration: 30 }, once: true }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: answer.status, retryable: true });
+      expect(loopback.requests).toHaveLength(1);
+    });
+
+    it("is sent again after a 429, which the gateway answers before the service acts", async () => {
+      const script = [{ status: 429, body: { error_code: "APIGW.0308", error_msg: "throttled" } }, { status: 200, body: { issued: true } }];
+      loopback.reset(() => script.shift() ?? { status: 500 });
+      expect(await client.request("cce", "POST", "/api/v3/projects/p/clusters/c1/clustercert", { body: { duration: 30 }, once: true })).toEqual({ issued: true });
+      expect(loopback.requests).toHaveLength(2);
+    });
+
+    it("is not sent again after an attempt that timed out, whose answer may only be late", async () => {
+      const silent = await SilentServer.start();
+      const slow = testClient(silent.baseUrl, { retry: { attempts: 3 }, timeoutMs: 50, sleep: async () => undefined });
+      const error = await slow.request("ecs", "POST", "/v1/x", { body: {}, once: true }).catch((e: unknown) => e);
+      slow.close();
+      const attempts = silent.sockets.length;
+      await silent.stop();
+      expect(String(error)).toContain("no complete answer within 50 ms");
+      expect(attempts).toBe(1);
+    });
+  });
+
   it("honours an HTTP-date Retry-After", async () => {
     const later = new Date(NOW.getTime() + 7000).toUTCString();
     const script = [{ status: 429, headers: { "retry-after": later } }, { status: 200, body: {} }];

@@ -114,6 +114,14 @@ export interface OtcRequestOptions extends OtcCallOptions {
    * false. A token names its project itself, so token requests never carry it.
    */
   readonly projectScoped?: boolean;
+  /**
+   * The request acts each time it arrives and nothing tells afterwards
+   * whether it did (CCE's `clustercert` issues a certificate per call):
+   * it is retried only after an answer that says it was not acted on
+   * (429: throttled by the gateway) or when no connection was made. A
+   * lost answer, a 5xx or a timeout ends the call instead. Default false.
+   */
+  readonly once?: boolean;
 }
 
 /** What a client and the clients derived from it share; see `withSignal` and `withProjectId`. */
@@ -245,9 +253,9 @@ export class OtcClient {
    * returns the parsed response body (undefined for an empty one). Retries
    * retryable failures up to
    * `retry.attempts` times in total, then throws the last `OtcApiError`.
-   * Note that a POST whose answer was lost (5xx, network) is retried too, so
-   * callers creating resources should look for the resource before
-   * creating another.
+   * Note that a POST whose answer was lost (5xx, network) is retried too
+   * unless `once` is set, so callers creating resources should look for
+   * the resource before creating another.
    */
   async request<T>(service: Service, method: string, path: string, options: OtcRequestOptions = {}): Promise<T> {
     const signal = this.callSignal(options.signal);
@@ -260,7 +268,7 @@ export class OtcClient {
     const body = options.body === undefined ? "" : JSON.stringify(options.body);
     const headers = jsonHeaders(body);
     if ((options.projectScoped ?? true) && this.password === undefined) headers["X-Project-Id"] = this.projectId;
-    return parseJson<T>(method, url.pathname, await this.exchange(method, url, headers, body, signal, this.password));
+    return parseJson<T>(method, url.pathname, await this.exchange(method, url, headers, body, signal, this.password, options.once ?? false));
   }
 
   private callSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
@@ -282,6 +290,7 @@ export class OtcClient {
     body: string,
     signal: AbortSignal | undefined,
     password: PasswordCredentials | undefined,
+    once = false,
   ): Promise<RawResponse> {
     let renewed = false;
     let attempt = 1;
@@ -304,7 +313,7 @@ export class OtcClient {
         if (cause instanceof OtcApiError || cause instanceof OtcConfigError) throw cause;
         error = new OtcApiError(method, url.pathname, 0, "", undefined, cause);
       }
-      if (!error.retryable || attempt >= this.retry.attempts) throw error;
+      if (!error.retryable || (once && !unanswered(error)) || attempt >= this.retry.attempts) throw error;
       await abortable(this.sleep(this.delayMs(attempt, error.retryAfterSeconds), signal), signal);
       attempt++;
     }
@@ -351,6 +360,16 @@ export class OtcClient {
       req.end(bytes);
     });
   }
+}
+
+/** Connection failures that mean the request never left: nothing can have acted on it. */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+
+/** Whether `error` says for certain that the service did not act on the request. */
+function unanswered(error: OtcApiError): boolean {
+  if (error.status === 429) return true;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return error.status === 0 && typeof code === "string" && NOT_SENT.has(code);
 }
 
 function jsonHeaders(body: string): Record<string, string> {

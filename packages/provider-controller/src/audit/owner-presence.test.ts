@@ -49,7 +49,7 @@ function sourceOver(cached: KubeObject[], live: Live, delayMs = 5) {
     return client as unknown as RestClient;
   };
   const source: Pick<ApiExportSource, "scopeFor"> = {
-    scopeFor: (cluster) => ({ cluster, client: clientOf(cluster), lister: () => clusterLister(store, cluster) }) as ClusterScope,
+    scopeFor: (cluster) => ({ cluster, client: clientOf(cluster), settlingClient: () => clientOf(cluster), lister: () => clusterLister(store, cluster) }) as ClusterScope,
   };
   return { source, calls };
 }

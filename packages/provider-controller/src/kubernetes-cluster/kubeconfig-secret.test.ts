@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { SECRET_LABEL } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
+import { OtcApiError } from "@edgeconnect/otc";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
 import type { ClusterScope } from "@edgeconnect/runtime";
 import type { Secret } from "../tenant/tenant-resources.js";
@@ -10,7 +11,9 @@ import {
   ensureKubeconfig,
   EXPIRES_ANNOTATION,
   handBackClusterApiKubeconfig,
+  ISSUANCE_WINDOW_MS,
   ISSUED_ANNOTATION,
+  ISSUING_ANNOTATION,
   kubeconfigRenewalDue,
   SERVER_ANNOTATION,
 } from "./kubeconfig-secret.js";
@@ -57,7 +60,7 @@ const notFound = (method: string, path: string) => new HttpStatusError(method, p
  * `sync()`. A hidden Secret exists but is not shown to us, as the Secrets
  * claim hides one without SECRET_LABEL.
  */
-function tenantWorkspace() {
+function tenantWorkspace(passSignal: AbortSignal = new AbortController().signal) {
   const live = new Map<string, KubeObject>([[KC_PATH, cluster()]]);
   const writes: { method: string; path: string }[] = [];
   let cached: Secret | undefined;
@@ -70,14 +73,17 @@ function tenantWorkspace() {
   const refuseSecrets = (method: string, path: string) => {
     if (forbidden && path.includes("/secrets")) throw new HttpStatusError(method, path, 403, "");
   };
-  const client = {
+  // As the scope's clients are: bound to a signal, after whose abort every call fails.
+  const bound = (signal: AbortSignal) => ({
     get: async <T>(path: string): Promise<T> => {
+      signal.throwIfAborted();
       refuseSecrets("GET", path);
       const found = live.get(path);
       if (found === undefined || (hidden && path === SECRET_PATH)) throw notFound("GET", path);
       return structuredClone(found) as T;
     },
     create: async <T>(path: string, body: KubeObject): Promise<T> => {
+      signal.throwIfAborted();
       refuseSecrets("POST", path);
       writes.push({ method: "POST", path });
       const target = `${path}/${body.metadata?.name ?? ""}`;
@@ -86,6 +92,7 @@ function tenantWorkspace() {
       return live.get(target) as T;
     },
     apply: async <T>(path: string, body: KubeObject): Promise<T> => {
+      signal.throwIfAborted();
       refuseSecrets("PATCH", path);
       writes.push({ method: "PATCH", path });
       const current = live.get(path);
@@ -95,6 +102,7 @@ function tenantWorkspace() {
       return live.get(path) as T;
     },
     delete: async (path: string, options?: { body?: { preconditions?: { uid?: string } } }): Promise<void> => {
+      signal.throwIfAborted();
       refuseSecrets("DELETE", path);
       writes.push({ method: "DELETE", path });
       const current = live.get(path);
@@ -103,10 +111,11 @@ function tenantWorkspace() {
       if (uid !== undefined && uid !== current.metadata?.uid) throw new HttpStatusError("DELETE", path, 409, "");
       live.delete(path);
     },
-  };
+  });
   const scope = {
     cluster: REQUEST.cluster,
-    client,
+    client: bound(passSignal),
+    settlingClient: bound,
     lister: () => ({ get: (_namespace: string, name: string) => (name === SECRET ? cached : undefined), list: () => [] }),
   } as unknown as ClusterScope;
   return {
@@ -129,25 +138,47 @@ function tenantWorkspace() {
   };
 }
 
+/** How CCE answers one `clustercert` call: after issuing (`issue()`), or refusing before it. */
+type CceAnswer = (issue: () => void, signal: AbortSignal) => Promise<unknown>;
+
+const answers: Record<"issued" | "lost" | "refused", CceAnswer> = {
+  issued: async (issue) => {
+    issue();
+    return CLUSTER_CERT;
+  },
+  lost: async (issue) => {
+    issue();
+    throw new DOMException("The operation was aborted due to timeout", "TimeoutError");
+  },
+  refused: async () => {
+    throw new OtcApiError("POST", "/api/v3/projects/p/clusters/cce-1/clustercert", 400, JSON.stringify({ error_code: "CCE.01400001", error_msg: "cluster is not available" }));
+  },
+};
+
 function harness(validityDays = 365) {
-  const tenant = tenantWorkspace();
+  const passSignal = new AbortController();
+  const tenant = tenantWorkspace(passSignal.signal);
   let now = START;
   let issued = 0;
+  const script: CceAnswer[] = [];
   const gateway = {
-    clusterCertificate: async (_credentials: unknown, clusterId: string, days: number) => {
+    clusterCertificate: async (_credentials: unknown, clusterId: string, days: number, _holder: unknown, signal: AbortSignal) => {
       expect([clusterId, days]).toEqual([CLUSTER_ID, validityDays]);
-      issued += 1;
-      return CLUSTER_CERT;
+      return (script.shift() ?? answers.issued)(() => void (issued += 1), signal);
     },
   };
   const context = { gateway, kubeconfigValidityDays: validityDays, now: () => new Date(now), resources: { secrets: { name: "secrets", path: "/clusters/*/api/v1/secrets" } } } as unknown as ProvisionContext;
   const capiSource = { data: { value: Buffer.from(CAPI_KUBECONFIG).toString("base64") } };
   const writes = { get: async () => capiSource };
-  const pass = { request: REQUEST, scope: tenant.scope, signal: new AbortController().signal, writes } as unknown as Pass;
+  const pass = { request: REQUEST, scope: tenant.scope, signal: passSignal.signal, writes } as unknown as Pass;
   const kc = cluster();
   return {
     tenant,
     issued: () => issued,
+    /** The next calls' answers, in order; afterwards CCE issues. */
+    answer: (...next: CceAnswer[]) => void script.push(...next),
+    /** As when the pass's deadline passes, or its tenant's slot moves to another replica. */
+    abortPass: () => passSignal.abort(),
     at: (ms: number) => {
       now = START + ms;
     },
@@ -284,6 +315,114 @@ describe("ensureKubeconfig", () => {
     expect((await subject.ensure()).condition).toMatchObject({ status: "False", reason: "KubeconfigSecretConflict" });
     expect(subject.issued()).toBe(1);
     expect(subject.tenant.writes).toHaveLength(writes);
+  });
+});
+
+describe("ensureKubeconfig: one certificate per issuance, whatever happens to the answer", () => {
+  /** A `clustercert` answer that arrives when the test says so. */
+  function slowAnswer(): { answer: CceAnswer; asked: Promise<AbortSignal>; arrive: () => void } {
+    let arrive!: () => void;
+    let asked!: (signal: AbortSignal) => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    const askedPromise = new Promise<AbortSignal>((resolve) => (asked = resolve));
+    return {
+      answer: async (issue, signal) => {
+        issue();
+        asked(signal);
+        await arrived;
+        return CLUSTER_CERT;
+      },
+      asked: askedPromise,
+      arrive: () => arrive(),
+    };
+  }
+
+  it("asks once when the answer is lost, tells the tenant, and asks again only once the claim has lapsed", async () => {
+    const subject = harness();
+    subject.answer(answers.lost);
+    const lost = await subject.ensure();
+    expect(lost.condition).toMatchObject({ status: "False", reason: "KubeconfigUnavailable" });
+    expect(lost.condition.message).toContain(`another is asked for only from ${new Date(START + ISSUANCE_WINDOW_MS).toISOString()}`);
+    expect(subject.issued()).toBe(1);
+
+    subject.at(ISSUANCE_WINDOW_MS - 1_000);
+    expect((await subject.ensure()).condition).toMatchObject({ status: "Unknown", reason: "Issuing" });
+    expect(subject.issued()).toBe(1);
+
+    subject.at(ISSUANCE_WINDOW_MS + 1_000);
+    expect(await subject.ensure()).toMatchObject({ condition: { status: "True", reason: "Issued" }, server: SERVER });
+    expect(subject.issued()).toBe(2);
+    expect(subject.tenant.secret()?.metadata?.annotations?.[ISSUING_ANNOTATION]).toBeUndefined();
+  });
+
+  it("writes a slow answer although the pass was aborted meanwhile (its tenant's slot moved, the process stops)", async () => {
+    const subject = harness();
+    const slow = slowAnswer();
+    subject.answer(slow.answer);
+    const first = subject.ensure();
+    const signal = await slow.asked;
+    subject.abortPass();
+    expect(signal.aborted).toBe(false);
+    slow.arrive();
+    expect((await first).condition).toMatchObject({ status: "True", reason: "Issued" });
+    const annotations = subject.tenant.secret()?.metadata?.annotations ?? {};
+    expect(annotations[SERVER_ANNOTATION]).toBe(SERVER);
+    expect(annotations[ISSUING_ANNOTATION]).toBeUndefined();
+    expect(subject.issued()).toBe(1);
+  });
+
+  it("lets only one of two passes at once (a retry, another replica) ask CCE", async () => {
+    const subject = harness();
+    const slow = slowAnswer();
+    subject.answer(slow.answer);
+    const first = subject.ensure();
+    await slow.asked;
+    expect((await subject.ensure()).condition).toMatchObject({ status: "Unknown", reason: "Issuing" });
+    slow.arrive();
+    expect((await first).condition).toMatchObject({ status: "True" });
+    expect(subject.issued()).toBe(1);
+  });
+
+  it.each([false, true])("lets only one of two passes that both found no Secret ask CCE (cache synced: %s)", async (synced) => {
+    const subject = harness();
+    const slow = slowAnswer();
+    subject.answer(slow.answer);
+    if (synced) subject.tenant.sync();
+    const [a, b] = [subject.ensure(), subject.ensure()];
+    await slow.asked;
+    slow.arrive();
+    const reasons = (await Promise.all([a, b])).map((result) => result.condition.reason).sort();
+    expect(reasons).toEqual(["Issued", "Issuing"]);
+    expect(subject.issued()).toBe(1);
+  });
+
+  it("gives the claim up at once when CCE refuses, so that the next pass asks again", async () => {
+    const subject = harness();
+    subject.answer(answers.refused);
+    const refused = await subject.ensure();
+    expect(refused.condition).toMatchObject({ status: "False", reason: "KubeconfigUnavailable" });
+    expect(refused.condition.message).toContain("cluster is not available");
+    expect(subject.tenant.secret()?.metadata?.annotations?.[ISSUING_ANNOTATION]).toBeUndefined();
+
+    expect((await subject.ensure()).condition).toMatchObject({ status: "True", reason: "Issued" });
+    expect(subject.issued()).toBe(1);
+  });
+
+  it("keeps the kubeconfig in use in the Secret while its renewal is being issued", async () => {
+    const subject = harness(30);
+    await subject.ensure();
+    const before = subject.tenant.secret() as Secret;
+    subject.at(21 * DAY_MS);
+    const slow = slowAnswer();
+    subject.answer(slow.answer);
+    const renewal = subject.ensure();
+    await slow.asked;
+    const during = subject.tenant.secret() as Secret;
+    expect(during.data).toEqual(before.data);
+    expect(during.metadata?.annotations).toEqual({ ...before.metadata?.annotations, [ISSUING_ANNOTATION]: new Date(START + 21 * DAY_MS + ISSUANCE_WINDOW_MS).toISOString() });
+    slow.arrive();
+    expect((await renewal).condition).toMatchObject({ status: "True" });
+    expect(subject.tenant.secret()?.metadata?.annotations?.[ISSUED_ANNOTATION]).toBe(new Date(START + 21 * DAY_MS).toISOString());
   });
 });
 

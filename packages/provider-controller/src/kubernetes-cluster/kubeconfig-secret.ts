@@ -20,7 +20,8 @@
  * only by creating ours under its name.
  */
 import { SECRET_LABEL, type KubernetesCluster } from "@edgeconnect/api";
-import { getIfPresent, HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
+import { getIfPresent, HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { OtcApiError } from "@edgeconnect/otc";
 import { kubeconfigForTenant, kubeconfigFromClusterCert, ownerLabels, type OtcCredentials } from "@edgeconnect/provisioning";
 import { holdSecrets, type DeepReadonly } from "@edgeconnect/runtime";
 import { FIELD_MANAGER, kindPath, SECRETS } from "../infrastructure/infrastructure-cluster.js";
@@ -32,6 +33,8 @@ export const CLUSTER_ID_ANNOTATION = "platform.edgeconnect.eu/cluster-id";
 export const ISSUED_ANNOTATION = "platform.edgeconnect.eu/issued";
 export const EXPIRES_ANNOTATION = "platform.edgeconnect.eu/expires";
 export const SERVER_ANNOTATION = "platform.edgeconnect.eu/server";
+/** Until when an issuance of ours may be under way: set before CCE is asked, gone with the answer written. */
+export const ISSUING_ANNOTATION = "platform.edgeconnect.eu/issuing-until";
 export const KUBECONFIG_KEY = "kubeconfig";
 const DAY_MS = 24 * 3_600_000;
 
@@ -55,7 +58,30 @@ interface HandedBack {
   readonly server?: string;
 }
 
-/** OTC: the kubeconfig CCE issues for the cluster `clusterId`, renewed before it expires. */
+/**
+ * How long one issuance may take, from its claim to the Secret holding the
+ * answer: the credentials check, CCE's call and the write. A claim older
+ * than this was left by an issuer that died or gave up; the certificate it
+ * may have caused never reached anyone (its key travels only in CCE's
+ * answer), and another is asked for.
+ */
+export const ISSUANCE_WINDOW_MS = 120_000;
+/** The share of the window kept for writing the answer into the Secret. */
+const SECRET_WRITE_MS = 20_000;
+
+/**
+ * OTC: the kubeconfig CCE issues for the cluster `clusterId`, renewed
+ * before it expires.
+ *
+ * CCE issues a certificate on every `clustercert` call and offers no way to
+ * ask whether a call was served, so the call is made at most once per claim:
+ * the claim (ISSUING_ANNOTATION on the Secret, written with the API server's
+ * resourceVersion precondition) lets only one of two passes ask (a retry,
+ * another replica taking the tenant over), and a pass that finds a claim
+ * waits for the Secret or for the claim to lapse. Once the call is sent it is
+ * neither cut short by the pass's signal nor retried when its answer is lost
+ * (`once`): a slow answer is still received and written.
+ */
 export async function ensureKubeconfig(
   context: ProvisionContext,
   pass: Pass,
@@ -77,30 +103,77 @@ export async function ensureKubeconfig(
   if (live !== undefined && !ours(live, uid)) return conflict(pass, secretName);
   const liveServer = currentServer(live);
   if (liveServer !== undefined) return { condition: held(secretName), server: liveServer };
-  // The name is claimed before CCE is asked: a tenant's Secret we cannot see would otherwise cost a certificate on every pass.
-  const claimed = live ?? (await writeKubeconfigSecret(pass, kc, secretName, undefined));
-  if (claimed === undefined) return conflict(pass, secretName);
+  const now = context.now().getTime();
+  const claimedUntil = issuingUntil(live);
+  if (claimedUntil !== undefined && claimedUntil > now) return issuing(claimedUntil);
 
+  // The claim also claims the name: a tenant's Secret we cannot see would otherwise cost a certificate on every pass.
+  // A renewal keeps the kubeconfig in use meanwhile.
+  const kept = { data: live?.data?.[KUBECONFIG_KEY], annotations: live?.metadata?.annotations ?? {} };
+  const until = now + ISSUANCE_WINDOW_MS;
+  let claimed: Secret | undefined;
+  try {
+    claimed = await writeKubeconfigSecret(pass, kc, secretName, live, { ...kept, annotations: { ...kept.annotations, [ISSUING_ANNOTATION]: new Date(until).toISOString() } });
+  } catch (err) {
+    // Changed since we read it: most likely another pass's claim, which the next pass finds.
+    if (err instanceof HttpStatusError && err.status === 409) return issuing(until);
+    throw err;
+  }
+  if (claimed === undefined) {
+    // Created meanwhile: by another pass of ours (a claim), or it is the tenant's Secret we cannot see.
+    const raced = await liveSecret(pass, secretName);
+    return raced !== undefined && ours(raced, uid) ? issuing(issuingUntil(raced) ?? until) : conflict(pass, secretName);
+  }
+
+  // From here the pass's signal is not heeded: the issuance ends on its own deadline, within the claim's window,
+  // and its answer is written under the claim's precondition whoever owns the tenant by then.
+  const deadline = AbortSignal.timeout(ISSUANCE_WINDOW_MS - SECRET_WRITE_MS);
+  const settling = (): RestClient => pass.scope.settlingClient(AbortSignal.timeout(SECRET_WRITE_MS));
   let certificate: unknown;
   try {
-    certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), pass.signal);
+    certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), deadline);
   } catch (err) {
-    if (pass.signal.aborted) throw err;
-    return unavailable(`CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`);
+    const message = `CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`;
+    if (!refusedBeforeIssuing(err)) return unavailable(`${message}; a certificate may have been issued whose answer was lost, so another is asked for only from ${new Date(until).toISOString()}`);
+    await writeKubeconfigSecret(pass, kc, secretName, claimed, kept, settling());
+    return unavailable(message);
   }
   const built = kubeconfigFromClusterCert(certificate, pass.request.name);
   if (!built.ok) return unavailable(built.message);
   const issued = context.now();
-  await writeKubeconfigSecret(pass, kc, secretName, claimed, {
-    kubeconfig: built.kubeconfig,
-    annotations: {
-      [CLUSTER_ID_ANNOTATION]: clusterId,
-      [ISSUED_ANNOTATION]: issued.toISOString(),
-      [EXPIRES_ANNOTATION]: new Date(issued.getTime() + context.kubeconfigValidityDays * DAY_MS).toISOString(),
-      [SERVER_ANNOTATION]: built.server,
+  await writeKubeconfigSecret(
+    pass,
+    kc,
+    secretName,
+    claimed,
+    {
+      data: Buffer.from(built.kubeconfig).toString("base64"),
+      annotations: {
+        [CLUSTER_ID_ANNOTATION]: clusterId,
+        [ISSUED_ANNOTATION]: issued.toISOString(),
+        [EXPIRES_ANNOTATION]: new Date(issued.getTime() + context.kubeconfigValidityDays * DAY_MS).toISOString(),
+        [SERVER_ANNOTATION]: built.server,
+      },
     },
-  });
+    settling(),
+  );
   return { condition: held(secretName), server: built.server };
+}
+
+/** Until when an issuance claimed in `secret` may still be under way; undefined without a readable claim. */
+function issuingUntil(secret: DeepReadonly<Secret> | undefined): number | undefined {
+  const until = Date.parse(secret?.metadata?.annotations?.[ISSUING_ANNOTATION] ?? "");
+  return Number.isNaN(until) ? undefined : until;
+}
+
+/**
+ * Whether the issuance failed before CCE could issue anything: CCE (or IAM)
+ * answered with a refusal, or the credentials were rejected before the call.
+ * A timeout, a lost answer or a 5xx may hide a certificate issued.
+ */
+function refusedBeforeIssuing(err: unknown): boolean {
+  if (err instanceof OtcApiError) return err.status >= 400 && err.status < 500;
+  return !(err instanceof DOMException);
 }
 
 /**
@@ -132,7 +205,8 @@ export async function handBackClusterApiKubeconfig(
   if (!current(tenantSecret(context, pass, secretName))) {
     const live = await liveSecret(pass, secretName);
     if (live !== undefined && !ours(live, uid)) return conflict(pass, secretName);
-    if (!current(live) && (await writeKubeconfigSecret(pass, kc, secretName, live, { kubeconfig: built.kubeconfig, annotations: { [SERVER_ANNOTATION]: built.server } })) === undefined) {
+    const content = { data: Buffer.from(built.kubeconfig).toString("base64"), annotations: { [SERVER_ANNOTATION]: built.server } };
+    if (!current(live) && (await writeKubeconfigSecret(pass, kc, secretName, live, content)) === undefined) {
       return conflict(pass, secretName);
     }
   }
@@ -141,25 +215,24 @@ export async function handBackClusterApiKubeconfig(
 
 /**
  * Writes the tenant's Secret `secretName`, owned by the KubernetesCluster,
- * holding `content` (none: the name is only claimed). `existing` is the API
- * server's answer the write was decided on, and a precondition of it: a
- * Secret made or replaced since makes the write fail instead of being
- * written over. Undefined when a Secret of the name exists that we cannot
- * see (one without SECRET_LABEL): the tenant's.
+ * holding `content` (its base64 kubeconfig, if any, and its annotations; none:
+ * the name is only claimed). `existing` is the API server's answer the write
+ * was decided on, and a precondition of it: a Secret made or replaced since
+ * makes the write fail instead of being written over. Undefined when a
+ * Secret of the name exists that we cannot see (one without SECRET_LABEL):
+ * the tenant's.
  */
 async function writeKubeconfigSecret(
   pass: Pass,
   kc: DeepReadonly<KubernetesCluster>,
   secretName: string,
   existing: DeepReadonly<Secret> | undefined,
-  content?: { readonly kubeconfig: string; readonly annotations: Record<string, string> },
+  content: { readonly data?: string | undefined; readonly annotations: Readonly<Record<string, string>> } | undefined,
+  client: RestClient = pass.scope.client,
 ): Promise<Secret | undefined> {
   const { namespace, name } = pass.request;
-  let data: string | undefined;
-  if (content !== undefined) {
-    data = Buffer.from(content.kubeconfig).toString("base64");
-    holdSecrets(clusterSecrets(pass.request, "kubeconfig"), [content.kubeconfig, data]);
-  }
+  const data = content?.data;
+  if (data !== undefined) holdSecrets(clusterSecrets(pass.request, "kubeconfig"), [Buffer.from(data, "base64").toString("utf8"), data]);
   const owner = kc as unknown as KubeObject;
   const secret = {
     apiVersion: "v1",
@@ -168,16 +241,16 @@ async function writeKubeconfigSecret(
       name: secretName,
       namespace,
       labels: { ...ownerLabels({ cluster: pass.request.cluster, namespace, name, uid: kc.metadata?.uid ?? "" }), [SECRET_LABEL.key]: SECRET_LABEL.value },
-      ...(content === undefined ? {} : { annotations: content.annotations }),
+      ...(content === undefined || Object.keys(content.annotations).length === 0 ? {} : { annotations: content.annotations }),
       ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name, uid: kc.metadata?.uid, controller: true, blockOwnerDeletion: false }],
       ...(existing === undefined ? {} : { resourceVersion: existing.metadata?.resourceVersion }),
     },
     type: "Opaque",
     ...(data === undefined ? {} : { data: { [KUBECONFIG_KEY]: data } }),
   };
-  if (existing !== undefined) return pass.scope.client.apply<Secret>(kindPath(SECRETS, namespace, secretName), secret, FIELD_MANAGER, { signal: pass.signal });
+  if (existing !== undefined) return client.apply<Secret>(kindPath(SECRETS, namespace, secretName), secret, FIELD_MANAGER);
   try {
-    return await pass.scope.client.create<Secret>(kindPath(SECRETS, namespace), secret, { signal: pass.signal });
+    return await client.create<Secret>(kindPath(SECRETS, namespace), secret);
   } catch (err) {
     if (err instanceof HttpStatusError && err.status === 409) return undefined;
     throw err;
@@ -199,6 +272,10 @@ function liveSecret(pass: Pass, secretName: string): Promise<Secret | undefined>
 
 function held(secretName: string): StepCondition {
   return { status: "True", reason: "Issued", message: `Secret "${secretName}" holds the kubeconfig` };
+}
+
+function issuing(until: number): HandedBack {
+  return { condition: { status: "Unknown", reason: "Issuing", message: `CCE is issuing the kubeconfig; it is asked again if none has arrived by ${new Date(until).toISOString()}` } };
 }
 
 function unavailable(message: string): HandedBack {

@@ -227,7 +227,7 @@ function fakeTenant(resources: TenantResources, logicalCluster: string, credenti
     }) as Lister<T>;
   return {
     request,
-    scope: { cluster: logicalCluster, client: client as unknown as RestClient, lister },
+    scope: { cluster: logicalCluster, client: client as unknown as RestClient, settlingClient: () => client as unknown as RestClient, lister },
     cluster: () => structuredClone(kc),
     condition: (type) => kc.status?.conditions?.find((c) => c.type === type),
     secrets,

@@ -87,6 +87,20 @@ describe("ApiExportSource against several fake shards", () => {
     expect(scope?.lister(widgets).list("other")).toEqual([]);
   });
 
+  it("binds a scope's client to the reconcile's signal, and its settling client to the signal given instead", async () => {
+    fake.setEndpoints(["shard-a"]);
+    startSource();
+    await until(() => source.hasSynced, "sync");
+    const reconcile = new AbortController();
+    const scope = source.scopeFor("tenant-a", reconcile.signal);
+    reconcile.abort();
+    const path = WIDGETS_PATH;
+    await expect(scope?.client.get(path)).rejects.toThrow(/abort/i);
+    const settling = scope?.settlingClient(AbortSignal.timeout(5_000));
+    expect(settling?.server).toBe(`${fake.urlOf("shard-a")}/clusters/tenant-a`);
+    await expect(settling?.get(path)).resolves.toBeDefined();
+  });
+
   it("holds a slow shard's tenants back until it has listed, while the fast shard works", async () => {
     fake.listDelayMs.set("shard-b", 600);
     fake.setEndpoints(["shard-a", "shard-b"]);

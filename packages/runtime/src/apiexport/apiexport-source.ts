@@ -51,7 +51,16 @@ export interface WatchedResource<T extends KubeObject = KubeObject> {
  */
 export interface ClusterScope {
   readonly cluster: string;
+  /** Bound to the reconcile's signal: once that aborts (the tenant's slot moved, the process stops), its calls fail. */
   readonly client: RestClient;
+  /**
+   * The same client bound to `signal` instead of the reconcile's. Only for
+   * the write that records what cannot be taken back (a certificate the
+   * cloud issued), which must still land when the reconcile was aborted
+   * after the cloud acted; guard it with a precondition, since another
+   * replica may own the tenant by then.
+   */
+  settlingClient(signal: AbortSignal): RestClient;
   lister<T extends KubeObject>(resource: WatchedResource<T>): Lister<T>;
 }
 
@@ -253,9 +262,11 @@ export class ApiExportSource {
   scopeFor(cluster: string, signal: AbortSignal): ClusterScope | undefined {
     const shard = this.engagedShards().find((candidate) => candidate.serves(cluster));
     if (shard === undefined) return undefined;
+    const client = shard.client.withServer(`${shard.url}/clusters/${cluster}`);
     return {
       cluster,
-      client: shard.client.withServer(`${shard.url}/clusters/${cluster}`).withSignal(signal),
+      client: client.withSignal(signal),
+      settlingClient: (settling) => client.withSignal(settling),
       lister: <T extends KubeObject>(resource: WatchedResource<T>): Lister<T> => {
         const store = shard.store(resource);
         if (store === undefined) throw new Error(`resource ${resource.name} is not watched by this source`);
