@@ -15,14 +15,12 @@ const shared = {
 };
 
 export default {
-  // The e2e suites wait on servers far more than they compute, and `-w 3`
-  // runs three side by side, each on servers of its own (1,099 s for the
-  // whole test command instead of about 48 minutes, measured). It stays at
-  // one for now: under the load of three suites the sharded controller's
-  // e2e sees a tenant certificate issued twice (a clustercert answer that
-  // comes after its pass ended, issue 30's defect), and a red run lands
-  // nothing. `-w N` on the command line overrides it.
-  maxWorkers: 1,
+  // The e2e suites wait on servers far more than they compute: three run
+  // side by side, each on servers of its own (global-setup starts one kcp and
+  // one infrastructure cluster per worker; the sequencer keeps the suites that
+  // share a fixed port or the CPU apart). Measured on two cores and 24 GiB.
+  // `-w N` on the command line overrides it.
+  maxWorkers: 3,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [
