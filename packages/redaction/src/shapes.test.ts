@@ -60,6 +60,14 @@ describe("scrubShapes", () => {
     expect(scrubShapes("https://etcd.example:2379/path?limit=500")).toBe("https://etcd.example:2379/path?limit=500");
   });
 
+  it("hides key=value words named like credentials anywhere in prose, and keeps the others", () => {
+    expect(scrubShapes("upstream said token=sekr3t-Token-9876 for user alice")).toBe(`upstream said token=${REDACTED} for user alice`);
+    expect(scrubShapes("login failed (password=hunter2-pw, domain=OTC-EU-DE)")).toBe(`login failed (password=${REDACTED}, domain=OTC-EU-DE)`);
+    expect(scrubShapes("Error: refused secret_key=sk-abc;retry")).toBe(`Error: refused secret_key=${REDACTED};retry`);
+    const plain = "retried 3 times (attempts=3, delay=250ms); kind=Secret name=my-cluster-kubeconfig";
+    expect(scrubShapes(plain)).toBe(plain);
+  });
+
   it("hides Bearer and Basic values, and keeps the words prose puts after them", () => {
     expect(scrubShapes("curl -H 'authorization: bearer abcdefgh12345678'")).toBe(`curl -H 'authorization: bearer ${REDACTED}'`);
     expect(scrubShapes("header Basic dXNlcjpwYXNzd29yZA== sent")).toBe(`header Basic ${REDACTED} sent`);

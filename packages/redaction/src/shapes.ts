@@ -10,7 +10,8 @@
  *   the OTC credentials file's `password=`;
  * - JSON fields whose key names a credential, also inside escaped JSON;
  * - URLs' user-info passwords and query parameters named like credentials
- *   (`?token=`, `&password=`, `X-Amz-Signature=`);
+ *   (`?token=`, `&password=`, `X-Amz-Signature=`), and `key=value` words
+ *   anywhere in prose (`upstream refused token=…`, as a server echoes them);
  * - `Bearer` and `Basic` authorization values;
  * - JSON Web Tokens (service account tokens, OIDC id tokens).
  *
@@ -66,6 +67,13 @@ const SHAPES: readonly Shape[] = [
     (text, keys) => text.includes("=") && keys(),
     /([?&;])([^=&#\s"'<>;?]{1,64})=([^&#\s"'<>;]+)/g,
     (match, separator: string, name: string, value: string) => (hides(decodeName(name), value) ? `${separator}${name}=${REDACTED}` : match),
+  ],
+  [
+    // A `key=value` word in prose, mid-line: errors quote them (`login failed for password=…`). The value ends at a blank,
+    // a quote or a separator, as a query's does; a key that names no credential keeps its value.
+    (text, keys) => text.includes("=") && keys(),
+    /(^|[^\w.=-])([A-Za-z][\w.-]{0,63})=([^\s"'<>,;&]+)/g,
+    (match, before: string, key: string, value: string) => (hides(key, value) ? `${before}${key}=${REDACTED}` : match),
   ],
   // A word after the scheme is prose ("Bearer authentication."); a credential has a digit, a capital or a symbol.
   [

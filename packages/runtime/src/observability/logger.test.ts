@@ -138,6 +138,9 @@ describe("createLogger", () => {
     log.warn("fetch https://kcp.example/clusters/root?token=shape-query-token-2");
     log.error({ err: new Error("GET https://kcp.example/?token=shape-query-token-3 failed") });
     log.error(new Error("GET https://kcp.example/?token=shape-query-token-4 failed"));
+    // In a nested cause's message, and so in its stack, which repeats it; and in an AggregateError's errors.
+    log.error({ err: new Error("outer", { cause: new Error("middle", { cause: new Error("upstream said token=shape-cause-token-5 for alice") }) }) }, "nested");
+    log.error({ err: new AggregateError([new Error("refused password=shape-cause-token-6")], "several failed") }, "aggregate");
     expect(text()).not.toMatch(/shape-token-never-registered|c2hhcGUta2V5|shape-cause-token|shape-query-token/);
     expect(text()).toContain(`token: ${REDACTED}`);
   });
