@@ -283,3 +283,32 @@ describe("kubeconfigCredentials of a Kubeconfig", () => {
     expect(kubeconfigCredentials(config)).toEqual([{ user: "u", field: "client key", value: pem }]);
   });
 });
+
+describe("Kubeconfig read as data (a Secret's)", () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    ["an exec plugin", {}, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "sh", args: ["-c", "touch /tmp/pwned"] } }, '"exec"'],
+    ["an auth-provider plugin", {}, { "auth-provider": { name: "oidc", config: {} } }, '"auth-provider"'],
+    ["a local CA file", { "certificate-authority": "/etc/kubernetes/pki/ca.crt" }, { token: TOKEN }, '"certificate-authority"'],
+    ["local client certificate and key files", {}, { "client-certificate": "/etc/x.crt", "client-key": "/etc/x.key" }, '"client-certificate", "client-key"'],
+    ["a token file", {}, { tokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token" }, '"tokenFile"'],
+  ])("refuses %s, naming the field and never a value", (_case, cluster, user, named) => {
+    const text = kubeconfigText(cluster, user);
+    const error = (() => {
+      try {
+        Kubeconfig.fromText(text, { dataOnly: true });
+      } catch (err) {
+        return err as Error;
+      }
+      return undefined;
+    })();
+    expect(error?.message).toContain(`kubeconfig uses ${named}, which a kubeconfig read as data may not`);
+    expect(error?.message).not.toMatch(/pwned|\/etc|serviceaccount/);
+  });
+
+  it("takes tokens, passwords, client certificates and CA data", async () => {
+    const text = kubeconfigText({ "certificate-authority-data": base64("ca") }, { "client-certificate-data": base64("cert"), "client-key-data": base64("key"), token: TOKEN });
+    const options = await applied(Kubeconfig.fromText(text, { dataOnly: true }));
+    expect(options.headers["Authorization"]).toBe(`Bearer ${TOKEN}`);
+    expect(String(options.ca)).toBe("ca");
+  });
+});

@@ -50,7 +50,22 @@ type PluginKubeconfig = Pick<KubeConfig, "loadFromString" | "loadFromFile" | "ap
 export interface KubeconfigOptions {
   /** Default: `import("@kubernetes/client-node")`. */
   readonly importClientNode?: ClientNodeImporter;
+  /**
+   * The kubeconfig is data someone else wrote (a Secret's): it may carry
+   * tokens, passwords, client certificates and CA data, but what would run a
+   * program (`exec`, `auth-provider`) or read this machine's files
+   * (`certificate-authority`, `client-certificate`, `client-key`,
+   * `tokenFile`) is refused, naming the field. Default false: the
+   * process's own kubeconfig may use them.
+   */
+  readonly dataOnly?: boolean;
 }
+
+/** What a data-only kubeconfig may not hold: fields that run a program or name a local file. */
+const NOT_DATA = {
+  cluster: ["certificate-authority"],
+  user: ["exec", "auth-provider", "client-certificate", "client-key", "tokenFile", "token-file"],
+} as const;
 
 export interface InClusterOptions {
   /** Default: process.env (KUBERNETES_SERVICE_HOST / _PORT). */
@@ -126,6 +141,10 @@ export class Kubeconfig implements KubeconfigSource {
     // A context without a user is anonymous, as in client-go.
     const user = userName === undefined ? {} : namedEntry(config, "users", "user", userName);
     if (user === undefined) throw new Error(`kubeconfig has no user "${userName}" (of context "${contextName}")`);
+    if (options.dataOnly === true) {
+      const refused = [...NOT_DATA.cluster.filter((field) => cluster[field] !== undefined), ...NOT_DATA.user.filter((field) => user[field] !== undefined)];
+      if (refused.length > 0) throw new Error(`kubeconfig uses ${refused.map((field) => `"${field}"`).join(", ")}, which a kubeconfig read as data may not: only tokens, passwords, client certificates and CA data (the -data fields)`);
+    }
     const credentials = readCredentials(user, directory);
     const users = allUsers(config).map((entry) =>
       entry.name === userName && credentials.key !== undefined ? { ...entry, keyData: credentials.key.toString("base64") } : entry,

@@ -62,6 +62,16 @@ describe("RestClient", () => {
     expect(seen.at(-1)).toMatchObject({ method: "GET", url: "/clusters/root/api/v1/namespaces/default", authorization: "Bearer secret-token" });
   });
 
+  it("reads a kubeconfig's text as data: an exec plugin is refused, not run", () => {
+    const text = JSON.stringify({
+      clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }],
+      users: [{ name: "u", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "sh", args: ["-c", "exit 1"] } } }],
+      contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+      "current-context": "x",
+    });
+    expect(() => RestClient.fromKubeconfigText(text)).toThrow(/kubeconfig uses "exec", which a kubeconfig read as data may not/);
+  });
+
   it("acts with a user's bearer token on the same server, the token held for redaction by its holder", async () => {
     const server = client.server;
     const text = JSON.stringify({ clusters: [{ name: "c", cluster: { server } }], users: [{ name: "u", user: { token: "console-own-token" } }], contexts: [{ name: "x", context: { cluster: "c", user: "u" } }], "current-context": "x" });

@@ -130,12 +130,14 @@ export class RestClient {
 
   /**
    * From a kubeconfig's text, e.g. a Secret's: another cluster's admin
-   * credentials. Its credentials are registered for redaction like a file's,
-   * or held by `secretHolder` until `close()` lets them go: a process that
+   * credentials. It is data (`dataOnly`): a plugin or a local file it names
+   * is refused, since whoever wrote it must not run programs or read files
+   * here. Its credentials are registered for redaction like a file's, or
+   * held by `secretHolder` until `close()` lets them go: a process that
    * reaches many clusters this way then holds only those it reaches now.
    */
   static fromKubeconfigText(text: string, options: { readonly secretHolder?: SecretHolder } = {}): RestClient {
-    return RestClient.fromKubeconfig(Kubeconfig.fromText(text), options);
+    return RestClient.fromKubeconfig(Kubeconfig.fromText(text, { dataOnly: true }), options);
   }
 
   /**
