@@ -162,6 +162,8 @@ export function providerControllerStories() {
     ready,
     gone,
     live,
+    /** The OTC simulator's project id of the account. */
+    projectOf,
     tenantNamespace,
     infraNamespace,
     kubeconfigClient,

@@ -13,7 +13,7 @@ import { API, clusterPath, describeProviderController, providerControllerStories
 
 describeProviderController("provider-controller (lifecycle)", () => {
   const stories = providerControllerStories();
-  const { tenant, order, condition, ready, gone, live, tenantNamespace, infraNamespace, kubeconfigClient } = stories;
+  const { tenant, order, condition, ready, gone, live, projectOf, tenantNamespace, infraNamespace, kubeconfigClient } = stories;
 
   it("orders a cluster that ends Ready with a kubeconfig that works, scales it, and deletes it in order with nothing left", async () => {
     const { ws, account } = await tenant("lifecycle");
@@ -169,6 +169,44 @@ describeProviderController("provider-controller (lifecycle)", () => {
     } finally {
       for (const zone of ["eu-de-01", "eu-de-02", "eu-de-03"]) stories.platform.otc.setCapacity("c4.xlarge.2", zone, 1_000);
     }
+  });
+
+  it("keeps the running node pool and its nodes when OTC cannot serve a scale-up, and scales once capacity returns", async () => {
+    const flavor = "c4.xlarge.2";
+    const zones = ["eu-de-01", "eu-de-02", "eu-de-03"];
+    const { ws, account } = await tenant("scaleup");
+    await order(ws, account);
+    await ready(ws);
+    const otc = stories.platform.otc;
+    const pools = () => [...otc.state.nodePools.values()].filter((pool) => pool.projectId === projectOf(account)).map((pool) => ({ id: pool.id, servers: [...pool.serverIds].sort() }));
+    const running = pools();
+    expect(running).toEqual([{ id: expect.any(String), servers: [expect.any(String), expect.any(String)] }]);
+    // No room for one more server of the flavor anywhere: what runs now is all there is.
+    const used = (zone: string): number => [...otc.state.servers.values()].filter((server) => server.flavor === flavor && server.az === zone).length;
+    for (const zone of zones) otc.setCapacity(flavor, zone, used(zone));
+    try {
+      await ws.client.request("PATCH", clusterPath("default", "my-cluster"), { body: { spec: { nodeCount: 3 } }, contentType: "application/merge-patch+json" });
+      const waiting = await condition(ws, clusterPath("default", "my-cluster"), "NodePoolReady", "False", "ScaleUpSoldOut");
+      expect(waiting.status?.conditions?.find((c) => c.type === "NodePoolReady")?.message).toMatch(/the 2 running nodes are kept .*set nodeCount to 2/);
+      await eventually(
+        async () => {
+          const events = await ws.client.list<KubeObject & { reason?: string }>("/api/v1/namespaces/default/events");
+          return [events.items.some((event) => event.reason === "ScaleUpSoldOut"), "no ScaleUpSoldOut Event"];
+        },
+        { timeoutMs: 30_000, description: "the ScaleUpSoldOut Event" },
+      );
+      // Passes went by meanwhile (the Event is sent after the status): the pool and its servers are the same.
+      expect(pools()).toEqual(running);
+      expect(live(account)).toMatchObject({ nodePools: 1, servers: 2 });
+    } finally {
+      for (const zone of zones) otc.setCapacity(flavor, zone, 1_000);
+    }
+    await eventually(async () => [live(account).servers === 3, `${live(account).servers} servers`], { timeoutMs: 60_000, description: "the third server once capacity returned" });
+    await ready(ws);
+    expect(pools()[0]?.id).toBe(running[0]?.id);
+    expect(pools()[0]?.servers).toEqual(expect.arrayContaining(running[0]?.servers ?? []));
+    await ws.client.delete(clusterPath("default", "my-cluster"));
+    await gone(ws, clusterPath("default", "my-cluster"));
   });
 
   it("tears a tenant's clusters down when the workspace unbinds the export", async () => {

@@ -328,7 +328,8 @@ function flavorMatcher(context: ProvisionContext, pass: Pass, spec: NonNullable<
 function chooseFlavor(matcher: Matcher, kc: DeepReadonly<KubernetesCluster>, observed: ObservedInfrastructure, names: ClusterObjectNames, soldOut: readonly FlavorZone[]): Choice {
   const spec = kc.spec as NonNullable<KubernetesCluster["spec"]>;
   const match = matcher(soldOut, spec.nodeFlavor);
-  const current = observed.nodePools.find((pool) => pool.metadata?.deletionTimestamp === undefined && !isSoldOut(pool));
+  // A sold-out pool that served nodes stays the pool: only its scale-up is sold out.
+  const current = observed.nodePools.find((pool) => pool.metadata?.deletionTimestamp === undefined && (!isSoldOut(pool) || servedNodes(pool) > 0));
   const currentFlavor = forProvider(current)?.flavor as string | undefined;
   const currentZone = forProvider(current)?.availabilityZone as string | undefined;
   if (current !== undefined && currentFlavor !== undefined && currentZone !== undefined && current.metadata?.name === names.nodePool(currentFlavor, currentZone)) {
@@ -407,10 +408,34 @@ async function ensureNetwork(pass: Pass, kc: DeepReadonly<KubernetesCluster>, ob
 }
 
 /**
- * The worker node pool at the chosen flavor and zone. A pool found SoldOut
- * is recorded first (`recordSoldOut`, so a restart remembers it), then, for a
- * matched flavor, the next candidate gets a new pool and the sold-out one
- * goes; a pinned flavor stays and the tenant is told what to change.
+ * The node count a pool was last seen serving (Ready: Synced for its
+ * generation, CCE phase ""), kept on its NodePoolV3, where the tenant cannot
+ * write. CCE counts a pool's nodes (`currentNode`) but the Crossplane
+ * provider does not expose it, so a pool that once served is taken to run
+ * nodes for as long as it exists.
+ */
+export const SERVED_NODES_ANNOTATION = "platform.edgeconnect.eu/served-nodes";
+
+export function servedNodes(pool: Observed | undefined): number {
+  const served = Number(pool?.metadata?.annotations?.[SERVED_NODES_ANNOTATION] ?? "0");
+  return Number.isSafeInteger(served) && served > 0 ? served : 0;
+}
+
+/** What the pool's NodePoolV3 records of the nodes it served: its count now when it is Ready, else what it recorded before. */
+function servedAnnotation(pool: Observed | undefined): Record<string, string> {
+  const count = forProvider(pool)?.initialNodeCount;
+  const served = managedResourceState(pool).state === "Ready" && typeof count === "number" ? count : servedNodes(pool);
+  return served > 0 ? { [SERVED_NODES_ANNOTATION]: String(served) } : {};
+}
+
+/**
+ * The worker node pool at the chosen flavor and zone. A pool that never
+ * served and is found SoldOut is recorded first (`recordSoldOut`, so a
+ * restart remembers it), then, for a matched flavor, the next candidate gets
+ * a new pool and the sold-out one goes; a pinned flavor stays and the tenant
+ * is told what to change. A pool that served nodes is never replaced: when
+ * CCE cannot serve its scale-up, it keeps its nodes and CCE keeps trying,
+ * and the tenant is told how to stop waiting.
  */
 async function ensureNodePool(
   pass: Pass,
@@ -429,7 +454,7 @@ async function ensureNodePool(
   for (;;) {
     const name = names.nodePool(choice.flavor, choice.zone);
     const pool = observed.nodePools.find((candidate) => candidate.metadata?.name === name);
-    if (pool === undefined || !isSoldOut(pool) || pool.metadata?.deletionTimestamp !== undefined) break;
+    if (pool === undefined || !isSoldOut(pool) || pool.metadata?.deletionTimestamp !== undefined || servedNodes(pool) > 0) break;
     if (choice.source === "Pinned") {
       report.step(CONDITION.NodePoolReady, {
         status: "False",
@@ -449,11 +474,13 @@ async function ensureNodePool(
     choice = next;
   }
   const name = names.nodePool(choice.flavor, choice.zone);
+  const pool = observed.nodePools.find((candidate) => candidate.metadata?.name === name);
+  const metadata = meta(name);
   await pass.writes.apply(
     NODE_POOL_V3,
     renderNodePool({
       ...common,
-      metadata: meta(name),
+      metadata: { ...metadata, annotations: { ...metadata.annotations, ...servedAnnotation(pool) } },
       name: names.otc.nodePool(choice.flavor, choice.zone),
       flavor: choice.flavor,
       availabilityZone: choice.zone,
@@ -462,9 +489,19 @@ async function ensureNodePool(
     }),
   );
   for (const stale of observed.nodePools) {
-    if (stale.metadata?.name !== name && stale.metadata?.deletionTimestamp === undefined) await pass.writes.delete(NODE_POOL_V3, stale.metadata?.namespace, stale.metadata?.name ?? "");
+    // Never a pool that served: its nodes are the tenant's running workload, whatever else changed.
+    if (stale.metadata?.name !== name && stale.metadata?.deletionTimestamp === undefined && servedNodes(stale) === 0) {
+      await pass.writes.delete(NODE_POOL_V3, stale.metadata?.namespace, stale.metadata?.name ?? "");
+    }
   }
-  const pool = observed.nodePools.find((candidate) => candidate.metadata?.name === name);
+  const served = servedNodes(pool);
+  if (isSoldOut(pool) && served > 0) {
+    const where = choice.zone === RANDOM_ZONE ? "any zone" : `zone ${choice.zone}`;
+    const message = `OTC has no capacity for ${spec.nodeCount} × ${choice.flavor} in ${where}: the ${served} running nodes are kept and OTC keeps trying to add the rest; set nodeCount to ${served} to stop waiting`;
+    // The condition's change is the tenant's Warning Event too.
+    report.step(CONDITION.NodePoolReady, { status: "False", reason: "ScaleUpSoldOut", message });
+    return choice;
+  }
   const scaled = (forProvider(pool)?.initialNodeCount as number | undefined) === spec.nodeCount;
   const condition = stateCondition(pool, `the node pool (${spec.nodeCount} × ${choice.flavor})`);
   report.step(CONDITION.NodePoolReady, condition.status === "True" && !scaled ? { status: "Unknown", reason: "Scaling", message: `the node pool is scaling to ${spec.nodeCount} nodes` } : condition);
