@@ -66,8 +66,8 @@ interface HandedBack {
  * answer), and another is asked for.
  */
 export const ISSUANCE_WINDOW_MS = 120_000;
-/** The share of the window kept for writing the answer into the Secret. */
-const SECRET_WRITE_MS = 20_000;
+/** The share of the window kept for writing the answer into the Secret: a loaded kcp may take this long to answer. */
+const SECRET_WRITE_MS = 30_000;
 
 /**
  * OTC: the kubeconfig CCE issues for the cluster `clusterId`, renewed
@@ -78,9 +78,10 @@ const SECRET_WRITE_MS = 20_000;
  * the claim (ISSUING_ANNOTATION on the Secret, written with the API server's
  * resourceVersion precondition) lets only one of two passes ask (a retry,
  * another replica taking the tenant over), and a pass that finds a claim
- * waits for the Secret or for the claim to lapse. Once the call is sent it is
- * neither cut short by the pass's signal nor retried when its answer is lost
- * (`once`): a slow answer is still received and written.
+ * waits for the Secret, for the claim to be given up (the call ended without
+ * an answer) or for it to lapse (its holder died). Once the call is sent it
+ * is neither cut short by the pass's signal nor retried when its answer is
+ * lost (`once`): a slow answer is still received and written.
  */
 export async function ensureKubeconfig(
   context: ProvisionContext,
@@ -133,10 +134,11 @@ export async function ensureKubeconfig(
   try {
     certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), deadline);
   } catch (err) {
+    // The call has ended, so nothing of ours can still land: the claim is given up and the next pass asks again.
+    // An answer lost on the way (a timeout, a 5xx) may have cost a certificate that no one received.
     const message = `CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`;
-    if (!refusedBeforeIssuing(err)) return unavailable(`${message}; a certificate may have been issued whose answer was lost, so another is asked for only from ${new Date(until).toISOString()}`);
     await writeKubeconfigSecret(pass, kc, secretName, claimed, kept, settling());
-    return unavailable(message);
+    return unavailable(refusedBeforeIssuing(err) ? message : `${message}; its answer may have been lost, and another is asked for`);
   }
   const built = kubeconfigFromClusterCert(certificate, pass.request.name);
   if (!built.ok) return unavailable(built.message);
