@@ -15,7 +15,7 @@ import {
   type Network,
 } from "./cce-test.fixture.js";
 import { at, CREDENTIALS, DELAY_MS, pluck, PROJECT, SUBNET, type TestSimulator, text } from "./test-client.fixture.js";
-import { getCceClusterCert, OtcClient } from "@edgeconnect/otc";
+import { createCceCluster, getCceCluster, getCceClusterCert, OtcClient, type CreateCceCluster } from "@edgeconnect/otc";
 import { createCertificateAuthority, type CertificateAndKey } from "./workload-certificates.js";
 
 const WORKLOAD_URL = "https://127.0.0.1:6443";
@@ -190,6 +190,23 @@ describe("CCE clusters", () => {
       server: internal,
       "certificate-authority-data": Buffer.from(servingCa.certPem).toString("base64"),
     });
+  });
+
+  it("takes the nodes' security group as the OTC client sends it, with CCE's spelling (hostNetwork.SecurityGroup)", async () => {
+    const client = new OtcClient({ credentials: CREDENTIALS, region: "eu-de", projectId: PROJECT.id, endpoints: { cce: t.sim.url }, now: () => t.now() });
+    try {
+      const spec: CreateCceCluster["spec"] = {
+        type: "VirtualMachine",
+        flavor: "cce.s1.small",
+        version: "v1.31",
+        hostNetwork: { vpc: network.vpcId, subnet: network.subnetId, SecurityGroup: "0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9" },
+        containerNetwork: { mode: "vpc-router", cidr: "172.16.0.0/16" },
+      };
+      const created = await createCceCluster(client, { metadata: { name: "with-security-group" }, spec });
+      expect((await getCceCluster(client, created.metadata.uid))?.spec.hostNetwork).toMatchObject({ SecurityGroup: "0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9" });
+    } finally {
+      client.close();
+    }
   });
 
   it("issues one certificate when its answer is lost: the OTC client does not ask again", async () => {

@@ -107,6 +107,8 @@ function create(state: SimulatorState, projectId: string, body: unknown): CceClu
     );
   }
   if (subnet.vpcId !== vpc.id) throw hostNetwork.invalid("subnet", `${subnetId} belongs to VPC ${subnet.vpcId}, not to ${vpc.id}`);
+  // CCE's spelling; a lower-case `securityGroup` is not a field of HostNetwork and, as in CCE, changes nothing.
+  const securityGroupId = hostNetwork.optionalString("SecurityGroup");
 
   const containerNetwork = spec.requiredObject("containerNetwork");
   const mode = containerNetwork.enumValue("mode", ["overlay_l2", "vpc-router", "eni"]);
@@ -132,6 +134,7 @@ function create(state: SimulatorState, projectId: string, body: unknown): CceClu
     description: spec.optionalText("description", 200) ?? "",
     vpcId: vpc.id,
     subnetId,
+    ...(securityGroupId === undefined ? {} : { securityGroupId }),
     containerNetworkMode: mode,
     containerNetworkCidr: containerCidr,
     authenticationMode,
@@ -332,7 +335,7 @@ function renderCluster(state: SimulatorState, cluster: CceCluster): unknown {
       flavor: spec.flavor,
       version: spec.version,
       description: spec.description,
-      hostNetwork: { vpc: spec.vpcId, subnet: spec.subnetId },
+      hostNetwork: { vpc: spec.vpcId, subnet: spec.subnetId, ...(spec.securityGroupId === undefined ? {} : { SecurityGroup: spec.securityGroupId }) },
       containerNetwork: { mode: spec.containerNetworkMode, cidr: spec.containerNetworkCidr },
       authentication: { mode: spec.authenticationMode, authenticatingProxy: {} },
       billingMode: 0,

@@ -151,6 +151,8 @@ export interface CceClusterSpec {
   readonly vpcId: string;
   /** The subnet's Neutron network id (CCE's `hostNetwork.subnet`). */
   readonly subnetId: string;
+  /** `hostNetwork.SecurityGroup` when the request named one. */
+  readonly securityGroupId?: string;
   readonly containerNetworkMode: string;
   readonly containerNetworkCidr: string;
   readonly authenticationMode: string;

@@ -189,6 +189,16 @@ describe("CCE", () => {
     ]);
   });
 
+  it("takes only CCE's own 404 for gone: the API gateway's unpublished route is retried, then reported", async () => {
+    env.loopback.reset(() => ({ status: 404, body: { error_code: "APIGW.0101", error_msg: "The API does not exist or has not been published in the environment" } }));
+    await expect(getCceNodePool(env.client, "c1", "p1")).rejects.toMatchObject({ status: 404, code: "APIGW.0101", notFound: false, retryable: true });
+    await expect(deleteCceNodePool(env.client, "c1", "p1")).rejects.toMatchObject({ status: 404, notFound: false });
+    expect(env.loopback.requests.length).toBeGreaterThan(2);
+    env.loopback.reset(() => NOT_FOUND);
+    expect(await getCceNodePool(env.client, "c1", "p1")).toBeUndefined();
+    expect(await deleteCceNodePool(env.client, "c1", "p1")).toBe(false);
+  });
+
   it("fails to scale a node pool that is gone with a 404", async () => {
     env.loopback.reset(() => NOT_FOUND);
     await expect(updateCceNodePool(env.client, "c1", "gone", { initialNodeCount: 1 })).rejects.toMatchObject({ status: 404, notFound: true });

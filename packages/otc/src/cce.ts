@@ -55,7 +55,13 @@ export interface CceClusterSpec {
     readonly vpc: string;
     /** The subnet's network ID (`neutron_network_id`, equal to the VPC API's subnet `id`). */
     readonly subnet: string;
-    readonly securityGroup?: string;
+    /**
+     * The nodes' default security group; CCE makes one when absent. Spelt
+     * with a capital S, as CCE's API reference (creating_a_cluster,
+     * HostNetwork) and its SDKs' `json:"SecurityGroup"` tag spell it: CCE
+     * ignores `securityGroup`.
+     */
+    readonly SecurityGroup?: string;
   };
   readonly containerNetwork: {
     readonly mode: "overlay_l2" | "vpc-router" | "eni" | "underlay_ipvlan" | (string & {});
@@ -297,7 +303,7 @@ export async function updateCceNodePool(
   const type = nodePools(client, clusterId);
   const current = await getResource<CceNodePool>(client, type, id, options);
   if (current === undefined) {
-    throw new OtcApiError("GET", `${type.collectionPath}/${encodeURIComponent(id)}`, 404, JSON.stringify({ message: "node pool not found" }));
+    throw new OtcApiError("GET", `${type.collectionPath}/${encodeURIComponent(id)}`, 404, JSON.stringify({ kind: "Status", reason: "NotFound", message: "node pool not found" }));
   }
   const body = { kind: "NodePool", apiVersion: "v3", metadata: { name: current.metadata.name }, spec: { ...current.spec, initialNodeCount: update.initialNodeCount } };
   return updateResource(client, type, id, body, options);

@@ -44,7 +44,7 @@ describe("ELB v2", () => {
   });
 
   it("gets one health monitor by id (what a pool's healthmonitor_id names), 404 → undefined", async () => {
-    env.loopback.reset((r) => (r.path.endsWith("/h1") ? { body: { healthmonitor: { id: "h1", type: "TCP" } } } : { status: 404, body: {} }));
+    env.loopback.reset((r) => (r.path.endsWith("/h1") ? { body: { healthmonitor: { id: "h1", type: "TCP" } } } : { status: 404, body: { NeutronError: { type: "EntityNotFound", message: "Healthmonitor h2 could not be found" } } }));
     expect(await getHealthMonitorV2(env.client, "h1")).toMatchObject({ id: "h1", type: "TCP" });
     expect(await getHealthMonitorV2(env.client, "h2")).toBeUndefined();
     expect(env.loopback.requests.map(call)).toEqual(["GET /v2.0/lbaas/healthmonitors/h1", "GET /v2.0/lbaas/healthmonitors/h2"]);

@@ -30,7 +30,20 @@ describe("OtcApiError", () => {
     expect(error.message).toBe("DELETE /v1/p/publicips/e: HTTP 502: <html>Bad Gateway</html>");
     expect(error.retryable).toBe(true);
     expect(error.notFound).toBe(false);
-    expect(new OtcApiError("GET", "/x", 404, "").notFound).toBe(true);
+  });
+
+  it.each<[string, string, boolean, boolean]>([
+    ["VPC's own code", '{"code":"VPC.0202","message":"Query resource by id v1 fail."}', true, false],
+    ["CCE's Status", '{"kind":"Status","status":"Failure","reason":"NotFound","code":404,"message":"cluster c could not be found"}', true, false],
+    ["ECS's error", '{"error":{"code":"Ecs.0114","message":"server not found"}}', true, false],
+    ["Nova's itemNotFound", '{"itemNotFound":{"code":404,"message":"Instance could not be found"}}', true, false],
+    ["the API gateway's unpublished route", '{"error_code":"APIGW.0101","error_msg":"The API does not exist or has not been published in the environment"}', false, true],
+    ["a proxy's page without a code", "<html>404 Not Found</html>", false, false],
+    ["an empty body", "", false, false],
+  ])("takes a 404 with %s as gone: %s (retryable: %s)", (_case, body, gone, retryable) => {
+    const error = new OtcApiError("GET", "/x", 404, body);
+    expect(error.notFound).toBe(gone);
+    expect(error.retryable).toBe(retryable);
   });
 
   it("reads a CCE Status into code and message", () => {

@@ -21,8 +21,9 @@ export interface OtcErrorDetail {
 /**
  * An OTC API answered with a non-2xx status, or did not answer at all
  * (`status` 0: network error or timeout). `retryable` is true for the
- * conditions OTC clears by itself: 409 (load balancer busy), 429, 5xx and
- * network failures.
+ * conditions OTC clears by itself: 409 (load balancer busy), 429, 5xx,
+ * network failures, and the API gateway's 404 for a route it does not serve
+ * (`APIGW.0101`: an API not published in the region, or not yet).
  */
 export class OtcApiError extends Error {
   override readonly name = "OtcApiError";
@@ -47,12 +48,22 @@ export class OtcApiError extends Error {
     super(scrubText(`${method} ${path}: ${what}${code}${text ? `: ${text}` : ""}`), cause === undefined ? undefined : { cause });
     this.code = detail.code === undefined ? undefined : scrubText(detail.code);
     this.otcMessage = detail.message === undefined ? undefined : scrubText(detail.message);
-    this.retryable = isRetryableStatus(status);
+    this.retryable = isRetryableStatus(status) || (status === 404 && this.fromGateway);
   }
 
-  /** True for 404: the resource does not exist (as opposed to a transient failure). */
+  /** Whether the API gateway answered (`APIGW.*` codes), not the service behind it: the service never saw the request. */
+  get fromGateway(): boolean {
+    return this.code?.startsWith("APIGW.") ?? false;
+  }
+
+  /**
+   * The resource does not exist: a 404 with the service's own error code.
+   * The gateway's 404 (a route not published) and a 404 without a code (a
+   * proxy's) say nothing of the resource, and a teardown that took them for
+   * "gone" would leave it behind.
+   */
   get notFound(): boolean {
-    return this.status === 404;
+    return this.status === 404 && this.code !== undefined && !this.fromGateway;
   }
 }
 

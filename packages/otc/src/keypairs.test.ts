@@ -33,7 +33,7 @@ describe("keypairs", () => {
   });
 
   it("encodes names into the path", async () => {
-    env.loopback.reset(() => ({ status: 404 }));
+    env.loopback.reset(() => ({ status: 404, body: { itemNotFound: { code: 404, message: "Keypair a/b c could not be found." } } }));
     await getKeypair(env.client, "a/b c");
     expect(env.loopback.requests[0]?.url).toBe(`${base}/a%2Fb%20c`);
   });
