@@ -29,6 +29,7 @@ export {
 } from "./kubeconfig.js";
 export { CLUSTER_ANNOTATION, clusterOf, fingerprint } from "./logical-cluster.js";
 export { applyManifests, manifestPath, parseManifests, type ManifestTarget } from "./manifests.js";
+export { jsonMergePatch } from "./merge-patch.js";
 export {
   RestClient,
   type KubeList,

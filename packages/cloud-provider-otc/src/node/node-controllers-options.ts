@@ -8,7 +8,7 @@ import type { ControllerLogger, EventRecorder, RuntimeMetrics, Store } from "@ed
 import type { InstancesV2 } from "../instances/instances.js";
 import type { Node } from "../kube/objects.js";
 
-export type NodeClient = Pick<RestClient, "get" | "request" | "replace" | "delete">;
+export type NodeClient = Pick<RestClient, "get" | "request" | "delete">;
 
 export interface NodeControllersOptions {
   /** The workload cluster. */

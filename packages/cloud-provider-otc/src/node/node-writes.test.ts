@@ -21,7 +21,6 @@ function fakeClient(answers: Record<string, (() => unknown)[]>): { client: NodeC
   };
   const client = {
     get: (path: string) => next("GET", path),
-    replace: (path: string, body: unknown) => next("PUT", path, body),
     delete: (path: string, options?: { body?: unknown }) => next("DELETE", path, options?.body),
     request: (method: string, path: string, options?: { body?: unknown }) => next(method, path, options?.body),
   } as unknown as NodeClient;
@@ -29,32 +28,32 @@ function fakeClient(answers: Record<string, (() => unknown)[]>): { client: NodeC
 }
 
 const conflict = (): never => {
-  throw new HttpStatusError("PUT", "/api/v1/nodes/n", 409, '{"kind":"Status","reason":"Conflict"}');
+  throw new HttpStatusError("PATCH", "/api/v1/nodes/n", 409, '{"kind":"Status","reason":"Conflict"}');
 };
 const label = (value: string) => (node: Node): Node | undefined =>
   node.metadata?.labels?.x === value ? undefined : { ...node, metadata: { ...node.metadata, labels: { x: value } } };
 
 describe("updateNode", () => {
-  it("writes the changed node with its resourceVersion", async () => {
-    const { client, calls } = fakeClient({ PUT: [() => ({ metadata: { name: "n", resourceVersion: "2" } })] });
-    await updateNode(client, { metadata: { name: "n", resourceVersion: "1" } }, label("a"));
-    expect(calls).toEqual([
-      { method: "PUT", path: "/api/v1/nodes/n", body: { apiVersion: "v1", kind: "Node", metadata: { name: "n", resourceVersion: "1", labels: { x: "a" } } } },
-    ]);
+  it("writes only what the change touched, guarded by the node's resourceVersion", async () => {
+    const { client, calls } = fakeClient({ PATCH: [() => ({ metadata: { name: "n", resourceVersion: "2" } })] });
+    // Fields the Node type does not know stand for what a newer kubelet writes: never sent back.
+    const node = { metadata: { name: "n", resourceVersion: "1", labels: { x: "b" } }, spec: { podCIDR: "10.0.0.0/24" }, status: { capacity: { cpu: "2" } } } as unknown as Node;
+    await updateNode(client, node, label("a"));
+    expect(calls).toEqual([{ method: "PATCH", path: "/api/v1/nodes/n", body: { metadata: { labels: { x: "a" }, resourceVersion: "1" } } }]);
   });
 
   it("re-reads on conflict and applies the change to the fresh node", async () => {
     const fresh = { metadata: { name: "n", resourceVersion: "5", labels: { y: "kubelet" } } };
-    const { client, calls } = fakeClient({ PUT: [conflict, () => ({ metadata: { name: "n", resourceVersion: "6" } })], GET: [() => fresh] });
+    const { client, calls } = fakeClient({ PATCH: [conflict, () => ({ metadata: { name: "n", resourceVersion: "6" } })], GET: [() => fresh] });
     await updateNode(client, { metadata: { name: "n", resourceVersion: "1" } }, (node) => ({ ...node, metadata: { ...node.metadata, labels: { ...node.metadata?.labels, x: "a" } } }));
-    expect(calls.map((call) => call.method)).toEqual(["PUT", "GET", "PUT"]);
-    expect(calls[2]?.body).toMatchObject({ metadata: { resourceVersion: "5", labels: { y: "kubelet", x: "a" } } });
+    expect(calls.map((call) => call.method)).toEqual(["PATCH", "GET", "PATCH"]);
+    expect(calls[2]?.body).toEqual({ metadata: { resourceVersion: "5", labels: { x: "a" } } });
   });
 
   it("stops when the fresh node needs nothing, and gives up after repeated conflicts", async () => {
-    const done = fakeClient({ PUT: [conflict], GET: [() => ({ metadata: { name: "n", labels: { x: "a" } } })] });
+    const done = fakeClient({ PATCH: [conflict], GET: [() => ({ metadata: { name: "n", labels: { x: "a" } } })] });
     expect(await updateNode(done.client, { metadata: { name: "n" } }, label("a"))).toEqual({ metadata: { name: "n", labels: { x: "a" } } });
-    const busy = fakeClient({ PUT: Array.from({ length: 5 }, () => conflict), GET: Array.from({ length: 4 }, () => () => ({ metadata: { name: "n" } })) });
+    const busy = fakeClient({ PATCH: Array.from({ length: 5 }, () => conflict), GET: Array.from({ length: 4 }, () => () => ({ metadata: { name: "n" } })) });
     await expect(updateNode(busy.client, { metadata: { name: "n" } }, label("a"))).rejects.toMatchObject({ status: 409 });
   });
 });

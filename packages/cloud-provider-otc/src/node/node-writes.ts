@@ -1,10 +1,12 @@
 /**
  * The three writes the node controllers make on Nodes. Spec and label
- * changes are full updates guarded by resourceVersion: a kubelet or another
- * controller writing in between makes ours fail with 409, and the change is
- * recomputed on the fresh object instead of overwriting theirs.
+ * changes are JSON merge patches of what the change touched, guarded by
+ * resourceVersion: a kubelet or another controller writing in between makes
+ * ours fail with 409, and the change is recomputed on the fresh object
+ * instead of overwriting theirs; and what our copy of the Node lacks (a
+ * field of a newer kubelet, what a cache leaves out) is never written back.
  */
-import { HttpStatusError } from "@edgeconnect/kcp-ts";
+import { HttpStatusError, jsonMergePatch } from "@edgeconnect/kcp-ts";
 import { nodePath, type Node, type NodeAddress } from "../kube/objects.js";
 import type { NodeClient } from "./node-controllers-options.js";
 
@@ -12,18 +14,20 @@ import type { NodeClient } from "./node-controllers-options.js";
 const CONFLICT_ATTEMPTS = 5;
 
 /**
- * Applies `change` to `node` and writes the result; on 409 re-reads the node
- * and applies `change` again. Returns the node as written, or as read when
- * `change` found nothing to do (it answers undefined then).
+ * Applies `change` to `node` and writes what it changed; on 409 re-reads the
+ * node and applies `change` again. Returns the node as written, or as read
+ * when `change` found nothing to do (it answers undefined then, or the same).
  */
 export async function updateNode(client: NodeClient, node: Node, change: (current: Node) => Node | undefined, signal?: AbortSignal): Promise<Node> {
   const path = nodePath(node.metadata?.name ?? "");
   let current = node;
   for (let attempt = 1; ; attempt++) {
     const next = change(current);
-    if (next === undefined) return current;
+    const patch = next === undefined ? undefined : jsonMergePatch(current, next);
+    if (patch === undefined) return current;
+    const guarded = { ...patch, metadata: { ...(patch["metadata"] as Record<string, unknown> | undefined), resourceVersion: current.metadata?.resourceVersion } };
     try {
-      return await client.replace<Node>(path, { ...next, apiVersion: "v1", kind: "Node" }, { signal });
+      return await client.request<Node>("PATCH", path, { body: guarded, contentType: "application/merge-patch+json", signal });
     } catch (error) {
       if (!(error instanceof HttpStatusError && error.status === 409) || attempt >= CONFLICT_ATTEMPTS) throw error;
       current = await client.get<Node>(path, { signal });
