@@ -1,7 +1,9 @@
 // The order Jest hands test files to its workers. Jest runs several e2e
 // suites side by side (one kcp and infrastructure cluster per worker), so
-// the run ends when the last worker does: the longest suites start first
-// and the unit files, seconds each, fill the gaps at the end.
+// the run ends when the last worker does: the longest suites start first.
+// The unit files, seconds each, go before them all: filling the gaps at the
+// end, they ran beside the heaviest suites, and their 5 s timeouts failed
+// under that load.
 //
 // A suite's expected time is Jest's own record of its last run on this
 // machine, else the time committed in e2e/time-budget.json (a fresh clone,
@@ -52,7 +54,9 @@ export default class EdgeconnectSequencer extends TestSequencer {
       if (typeof recorded === "number") return recorded / 1000;
       return budget.seconds[relative(ROOT, test.path)] ?? UNKNOWN_E2E_SECONDS;
     };
-    const sorted = [...tests].sort((a, b) => Number(this.hasFailed(b)) - Number(this.hasFailed(a)) || expected(b) - expected(a));
+    const sorted = [...tests].sort(
+      (a, b) => Number(isE2e(a)) - Number(isE2e(b)) || Number(this.hasFailed(b)) - Number(this.hasFailed(a)) || expected(b) - expected(a),
+    );
     return simulatedOrder(sorted, expected, this.workers);
   }
 }
