@@ -50,7 +50,18 @@ describe("teardownBlocker", () => {
     };
     const blocker = teardownBlocker("NodePoolV3", pool, NOW);
     expect(blocker).toEqual({ kind: "NodePoolV3", name: "pool", reason: "ReconcileError", sinceMs: deletedAt + 30_000, detail: "Synced=False ReconcileError: cannot delete: CCE busy" });
-    expect(blockerMessage("the node pool", blocker)).toBe("deleting the node pool: NodePoolV3 pool is waiting (Synced=False ReconcileError: cannot delete: CCE busy) since 2026-03-04T05:01:37Z");
+    expect(blockerMessage("the node pool", blocker)).toBe("deleting the node pool: waiting (Synced=False ReconcileError: cannot delete: CCE busy) since 2026-03-04T05:01:37Z");
+  });
+
+  it("never names the managed resource to the tenant, not even where Crossplane's words repeat its name", () => {
+    const name = "default-my-cluster-0a1b2c3d-np-4e5f6a7b";
+    const pool = {
+      metadata: { name, deletionTimestamp: at(deletedAt) },
+      status: { conditions: [{ type: "Synced", status: "False", reason: "ReconcileError", message: `cannot delete NodePoolV3 ${name}: ${name} is busy`, lastTransitionTime: at(deletedAt) }] },
+    };
+    const message = blockerMessage("the node pool", teardownBlocker("NodePoolV3", pool, NOW));
+    expect(message).toBe("deleting the node pool: waiting (Synced=False ReconcileError: cannot delete NodePoolV3 the node pool: the node pool is busy) since 2026-03-04T05:01:07Z");
+    expect(message).not.toContain(name);
   });
 
   it("takes Ready when Synced is fine, and the deletion when the condition is older", () => {
@@ -65,7 +76,7 @@ describe("teardownBlocker", () => {
     const config = { metadata: { name: "pc", finalizers: ["in-use.crossplane.io"] }, status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: at(deletedAt - minutes(60)) }] } };
     const blocker = teardownBlocker("ProviderConfig", config, NOW);
     expect(blocker).toEqual({ kind: "ProviderConfig", name: "pc", sinceMs: NOW.getTime(), detail: "finalizers: in-use.crossplane.io" });
-    expect(blockerMessage("the credentials", blocker)).toBe("deleting the credentials: ProviderConfig pc is waiting (finalizers: in-use.crossplane.io) since 2026-03-04T05:06:07Z");
+    expect(blockerMessage("the credentials", blocker)).toBe("deleting the credentials: waiting (finalizers: in-use.crossplane.io) since 2026-03-04T05:06:07Z");
   });
 
   it("bounds Crossplane's message so that the time still fits the status message", async () => {
@@ -98,7 +109,7 @@ describe("StatusReport.deletingBlocked", () => {
     await report.flush({ scope, signal: new AbortController().signal, request: REQUEST });
     const ready = written()?.conditions?.find((c) => c.type === "Ready");
     expect(ready).toMatchObject({ status: "False", reason: "Deleting" });
-    expect(ready?.message).toMatch(/^deleting the node pool: NodePoolV3 default-my-cluster-0a1b2c3d-np-4e5f6a7b is waiting \(Synced=False ReconcileError: DELETE \[address\] in \[namespace\]: 409\) since 2026-03-04T05:01:00Z$/);
+    expect(ready?.message).toMatch(/^deleting the node pool: waiting \(Synced=False ReconcileError: DELETE \[address\] in \[namespace\]: 409\) since 2026-03-04T05:01:00Z$/);
     expect(written()?.phase).toBe("Deleting");
   });
 });
@@ -191,7 +202,7 @@ describe("teardown", () => {
     return { fake, run, tick: (ms) => (now = new Date(now.getTime() + ms)), blocked };
   }
 
-  it("asks nothing of a parent while a child waits, names the child, and polls less the longer it waits", async () => {
+  it("asks nothing of a parent while a child waits, says which step waits, and polls less the longer it waits", async () => {
     const { fake, run, tick } = setup();
     const pool = names.nodePool("s3.large.2", "eu-de-01");
     fake.put(NODE_POOL_V3, {
@@ -203,7 +214,7 @@ describe("teardown", () => {
     const first = await run();
     expect(first.result).toEqual({ requeueAfterMs: STAGE_POLL_MS });
     expect(fake.deletes).toEqual([`NodePoolV3/${pool}`]);
-    expect(first.ready).toBe(`deleting the node pool: NodePoolV3 ${pool} is waiting (Synced=False ReconcileError: the cluster is busy) since 2026-03-04T05:06:07Z`);
+    expect(first.ready).toBe(`deleting the node pool: waiting (Synced=False ReconcileError: the cluster is busy) since 2026-03-04T05:06:07Z`);
 
     // From its deletionTimestamp alone, as a restarted controller would see it; no second delete of what is going already.
     tick(20_000);
@@ -227,7 +238,7 @@ describe("teardown", () => {
 
     const held = await run();
     expect(held.result).toEqual({ requeueAfterMs: STAGE_POLL_MS });
-    expect(held.ready).toBe(`deleting the credentials: ProviderConfig ${providerConfig} is waiting (finalizers: in-use.crossplane.io) since 2026-03-04T05:06:07Z`);
+    expect(held.ready).toBe(`deleting the credentials: waiting (finalizers: in-use.crossplane.io) since 2026-03-04T05:06:07Z`);
     expect(fake.has(VPC_V1, ns.name, names.vpc)).toBe(false);
     expect(fake.deletes.indexOf(`Secret/${credentials}`)).toBeLessThan(fake.deletes.indexOf(`ProviderConfig/${providerConfig}`));
     expect(fake.has(SECRETS, ns.name, credentials)).toBe(false);

@@ -9,9 +9,9 @@
  * and last the tenant namespace, once nothing of the tenant is left in it
  * (a namespace deleted around managed resources hangs in Terminating).
  *
- * A stage still waiting names what it waits on in the tenant's status
- * (which resource, Crossplane's reason and since when) and is looked at
- * again the later the longer it has waited.
+ * A stage still waiting says in the tenant's status what it waits on (the
+ * step, Crossplane's reason and since when) and is looked at again the
+ * later the longer it has waited.
  *
  * A namespace that is not the tenant's is never touched: nothing of ours
  * can be in it.
@@ -109,11 +109,18 @@ export function teardownBlocker(kind: string, obj: DeepReadonly<Conditioned>, no
   };
 }
 
-/** `deleting the node pool: NodePoolV3 x is waiting (Synced=False ReconcileError: …) since 2026-01-02T10:05:00Z`; StatusReport makes it safe to show. */
+/**
+ * `deleting the node pool: waiting (Synced=False ReconcileError: …) since 2026-01-02T10:05:00Z`,
+ * for the tenant: in the tenant's terms (the step), never the managed
+ * resource's kind and name, which are the infrastructure's (the platform
+ * reads them in the console's tree and the metrics); where Crossplane's
+ * words repeat the name, the step stands in. StatusReport strips what else
+ * the words hold (addresses, namespaces).
+ */
 export function blockerMessage(step: string, blocker: TeardownBlocker): string {
-  const detail = blocker.detail === undefined ? "" : ` (${blocker.detail})`;
+  const detail = blocker.detail === undefined ? "" : ` (${blocker.name === "" ? blocker.detail : blocker.detail.split(blocker.name).join(step)})`;
   const since = new Date(blocker.sinceMs).toISOString().replace(/\.\d{3}Z$/, "Z");
-  return `deleting ${step}: ${blocker.kind} ${blocker.name} is waiting${detail} since ${since}`;
+  return `deleting ${step}: waiting${detail} since ${since}`;
 }
 
 function describeCondition(condition: Condition): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import { fingerprint } from "@edgeconnect/kcp-ts/logical-cluster";
 import { clusterObjectNames, isDnsLabel, isDnsSubdomain } from "./object-names.js";
 
 const CCE_CLUSTER_NAME = /^[a-z][a-z0-9-]{2,126}[a-z0-9]$/;
@@ -117,6 +118,14 @@ describe("clusterObjectNames", () => {
     const b = clusterObjectNames("default", "my-cluster", "root:b");
     expect(a.providerConfig("default", "my-provider")).not.toBe(b.providerConfig("default", "my-provider"));
     expect(a.credentialsSecret("default", "my-provider")).not.toBe(b.credentialsSecret("default", "my-provider"));
+  });
+
+  it("puts the tenant's fingerprint into the ProviderConfig's name, so no hash collision can give two tenants one name", () => {
+    for (const [namespace, name] of INPUTS.map(([, ns, n]) => [ns, n] as const)) {
+      const names = clusterObjectNames(namespace, name, "root:orgs:acme");
+      expect(names.providerConfig("default", "otc")).toMatch(new RegExp(`-pc-${fingerprint("root:orgs:acme")}-[0-9a-f]{8}$`));
+      expect(isDnsLabel(names.providerConfig("default", "otc"))).toBe(true);
+    }
   });
 
   it("shortens a kubeconfig Secret name that would pass 253 characters, keeping it unique", () => {

@@ -8,6 +8,7 @@
  * never share a name, and truncation to the length limits cannot make two
  * names equal (up to the 32-bit hash).
  */
+import { fingerprint } from "@edgeconnect/kcp-ts/logical-cluster";
 import { shortHash } from "../hashing/short-hash.js";
 
 export interface OtcObjectNames {
@@ -50,7 +51,8 @@ export interface ClusterObjectNames {
    * cluster: crossplane-runtime v2.0.0 counts a namespaced ProviderConfig's
    * usages by name across all namespaces, so two tenants' ProviderConfigs
    * of one name would hold each other in use, and the namespace of a tenant
-   * that deleted its cluster would hang in Terminating.
+   * that deleted its cluster would hang in Terminating: the tenant's
+   * fingerprint is part of the name, not only of its 32-bit hash.
    */
   providerConfig(providerConfigNamespace: string, providerConfigName: string): string;
   /** Named like the ProviderConfig it serves. */
@@ -82,8 +84,13 @@ export function clusterObjectNames(tenantNamespace: string, name: string, cluste
   if (!isDnsLabel(tenantNamespace)) throw new TypeError(`namespace ${JSON.stringify(tenantNamespace)} is not a DNS-1123 label`);
   if (!isDnsSubdomain(name)) throw new TypeError(`name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
   const base = stem(`${tenantNamespace}-${name}`, ["cluster", tenantNamespace, name], MAX_BASE);
+  // With the tenant's fingerprint in it, two tenants' names can never meet (a shared fingerprint cannot get two namespaces).
+  const tenant = cluster === undefined ? "" : `${fingerprint(cluster)}-`;
   const providerConfig = (providerConfigNamespace: string, providerConfigName: string): string =>
-    `${base}-pc-${shortHash(["providerconfig", cluster ?? "", providerConfigNamespace, providerConfigName], HASH_CHARS)}`;
+    `${stem(`${tenantNamespace}-${name}`, ["cluster", tenantNamespace, name], MAX_LABEL - "-pc-".length - tenant.length - HASH_CHARS)}-pc-${tenant}${shortHash(
+      ["providerconfig", cluster ?? "", providerConfigNamespace, providerConfigName],
+      HASH_CHARS,
+    )}`;
   return {
     base,
     vpc: `${base}-vpc`,
