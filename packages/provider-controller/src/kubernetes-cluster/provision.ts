@@ -60,7 +60,7 @@ import type { KubeObject } from "@edgeconnect/kcp-ts";
 import { holdSecrets, type ClusterScope, type DeepReadonly, type Request, type SecretHolder } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import { clusterSecrets } from "../tenant/secret-holders.js";
-import { withinClusterQuota } from "../tenant/cluster-quota.js";
+import { CLUSTER_QUOTA_EXCEEDED, withinClusterQuota } from "../tenant/cluster-quota.js";
 import { resolveCredentials, type CredentialsContext } from "../tenant/tenant-credentials.js";
 import type { ClusterApiContext } from "./cluster-api-provision.js";
 import { ensureKubeconfig } from "./kubeconfig-secret.js";
@@ -110,10 +110,11 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   const started = observed.vpc ?? observed.subnet ?? observed.eip ?? observed.keypair ?? observed.cluster ?? observed.nodePools[0];
   if (started === undefined && !withinClusterQuota(pass.scope.lister(context.resources.clusters).list(), kc, context.maxClustersPerWorkspace)) {
     report.refuse(
-      "ClusterQuotaExceeded",
+      CLUSTER_QUOTA_EXCEEDED,
       `this workspace has ${context.maxClustersPerWorkspace} older KubernetesClusters, the most the platform makes for one workspace; nothing was created for this one. Delete another, or ask the platform team to raise the bound`,
     );
-    return { requeueAfterMs: RESYNC_PROVISIONING_MS };
+    // The deletion of another cluster of the workspace wakes it (event-mappers.ts clustersOverQuotaBeside), not a poll.
+    return { requeueAfterMs: RESYNC_READY_MS };
   }
 
   // The CRD requires configRef for OTC.

@@ -4,7 +4,8 @@ import { CLUSTER_ANNOTATION, type KubeObject } from "@edgeconnect/kcp-ts";
 import { kubeconfigSecretName } from "@edgeconnect/provisioning";
 import { Store } from "@edgeconnect/runtime";
 import { tenantResources } from "../tenant/tenant-resources.js";
-import { eventMappers } from "./event-mappers.js";
+import { CLUSTER_QUOTA_EXCEEDED } from "../tenant/cluster-quota.js";
+import { eventMappers, whenClusterLeaves } from "./event-mappers.js";
 
 const resources = tenantResources({});
 
@@ -76,5 +77,24 @@ describe("eventMappers", () => {
     expect(names(mappers.waitingClusters())).toEqual(
       ["tenant-a/default/capi", "tenant-a/default/two", "tenant-a/team/three", "tenant-b/default/capi", "tenant-b/default/two", "tenant-b/team/three"].sort(),
     );
+  });
+
+  it("wakes the clusters the quota holds back in the workspace a cluster leaves, and only when it leaves", () => {
+    const held = (t: string, name: string): KubeObject =>
+      object(t, "default", name, { status: { phase: "Failed", conditions: [{ type: "Ready", status: "False", reason: CLUSTER_QUOTA_EXCEEDED }] } });
+    const quota = mappersOver([...clusters, held("tenant-a", "held"), held("tenant-a", "held-too"), held("tenant-b", "held")], []);
+    const woken: string[] = [];
+    const handlers = whenClusterLeaves({ enqueue: (r) => woken.push(`${r.cluster}/${r.namespace}/${r.name}`) }, quota.clustersOverQuotaBeside);
+    const leaving = object("tenant-a", "default", "one");
+    const marked = { ...leaving, metadata: { ...leaving.metadata, deletionTimestamp: "2026-12-05T00:00:00Z" } };
+
+    handlers.updated?.(leaving, leaving);
+    handlers.updated?.(marked, marked);
+    expect(woken).toEqual([]);
+    handlers.updated?.(leaving, marked);
+    expect(woken.sort()).toEqual(["tenant-a/default/held", "tenant-a/default/held-too"]);
+    woken.length = 0;
+    handlers.deleted?.(object("tenant-b", "team", "three"));
+    expect(woken).toEqual(["tenant-b/default/held"]);
   });
 });

@@ -5,8 +5,8 @@
  * kubeconfig Secret it is. Every answer is an index lookup in the caches,
  * so an event costs what it concerns, never the number of tenants.
  */
-import { clusterOf } from "@edgeconnect/kcp-ts";
-import type { Request } from "@edgeconnect/runtime";
+import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
+import type { DeepReadonly, EventHandlers, Request, RequestSink } from "@edgeconnect/runtime";
 import { INDEX, refKey, WAITING } from "../tenant/tenant-resources.js";
 
 /** What the mappers read of any object: where it lives. */
@@ -39,7 +39,26 @@ export function eventMappers(indexes: TenantIndexes) {
       ...configsReading(secret).flatMap((pc) => clustersBy(INDEX.clustersByConfig, refOf(pc))),
       ...clustersBy(INDEX.clustersByKubeconfigSecret, refOf(secret)),
     ],
+    /** The clusters of the same workspace that its cluster quota holds back: the ones a deletion of `kc` can admit. */
+    clustersOverQuotaBeside: (kc: Scoped): Request[] => clustersBy(INDEX.clustersOverQuota, clusterOf(kc) ?? ""),
     /** The clusters not Ready: the ones a change of the flavor catalogue can help. */
     waitingClusters: (): Request[] => clustersBy(INDEX.clustersWaiting, WAITING),
+  };
+}
+
+/**
+ * Sends `map(kc)` to `sink` when a KubernetesCluster leaves its workspace's
+ * count: when it is marked for deletion (the quota counts live clusters
+ * only), or removed without that update having been seen.
+ */
+export function whenClusterLeaves(sink: RequestSink, map: (kc: DeepReadonly<KubeObject>) => readonly Request[]): EventHandlers<KubeObject> {
+  const send = (kc: DeepReadonly<KubeObject>): void => {
+    for (const request of map(kc)) sink.enqueue(request);
+  };
+  return {
+    updated: (old, current) => {
+      if (old.metadata?.deletionTimestamp === undefined && current.metadata?.deletionTimestamp !== undefined) send(current);
+    },
+    deleted: send,
   };
 }

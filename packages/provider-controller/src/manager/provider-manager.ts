@@ -47,7 +47,7 @@ import { SupersededProviderConfigs } from "../kubernetes-cluster/superseded-prov
 import { OtcGateway } from "../otc/otc-gateway.js";
 import { ProviderConfigReconciler } from "../provider-config/provider-config-reconciler.js";
 import { tenantResources } from "../tenant/tenant-resources.js";
-import { eventMappers, requestOf } from "./event-mappers.js";
+import { eventMappers, requestOf, whenClusterLeaves } from "./event-mappers.js";
 
 export const COMPONENT = "provider-controller";
 
@@ -85,7 +85,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
   });
 
   const resources = tenantResources({
-    clusters: combineHandlers(enqueueObject(clusterSink), providerMetrics.clusterHandlers()),
+    clusters: combineHandlers(enqueueObject(clusterSink), whenClusterLeaves(clusterSink, mappers.clustersOverQuotaBeside), providerMetrics.clusterHandlers()),
     providerConfigs: combineHandlers(enqueueObject(configSink), enqueueMapped(clusterSink, mappers.clustersUsingConfig)),
     capabilities: enqueueMapped(clusterSink, mappers.clustersUsingCapabilities),
     secrets: combineHandlers(enqueueMapped(configSink, mappers.configsReadingSecret), enqueueMapped(clusterSink, mappers.clustersOfSecret)),

@@ -11,6 +11,9 @@ import type { DeepReadonly } from "@edgeconnect/runtime";
 
 export const DEFAULT_MAX_CLUSTERS_PER_WORKSPACE = 100;
 
+/** The Ready reason of a cluster held back: indexed (tenant-resources.ts), so that a deletion in its workspace wakes it. */
+export const CLUSTER_QUOTA_EXCEEDED = "ClusterQuotaExceeded";
+
 interface Ordered {
   readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly creationTimestamp?: string; readonly deletionTimestamp?: string };
 }

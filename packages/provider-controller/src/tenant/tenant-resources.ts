@@ -21,6 +21,7 @@ import {
 import { clusterOf, type KubeObject } from "@edgeconnect/kcp-ts";
 import { kubeconfigSecretName } from "@edgeconnect/provisioning";
 import type { DeepReadonly, EventHandlers, Indexer, WatchedResource } from "@edgeconnect/runtime";
+import { CLUSTER_QUOTA_EXCEEDED } from "./cluster-quota.js";
 
 export interface Secret extends KubeObject {
   type?: string;
@@ -57,6 +58,8 @@ export const INDEX = {
   clustersByKubeconfigSecret: "by-kubeconfig-secret",
   /** KubernetesClusters not Ready, under one value: the ones a flavor catalogue change can help. */
   clustersWaiting: "waiting",
+  /** KubernetesClusters held back by the workspace's cluster quota, by logical cluster: the ones another cluster's deletion admits. */
+  clustersOverQuota: "over-quota",
   /** ProviderConfigs by the Secret of their credentials (always in their own namespace). */
   configsBySecret: "by-credentials-secret",
 } as const;
@@ -90,6 +93,8 @@ const clusterIndexers: Readonly<Record<string, Indexer<ClusterObject>>> = {
   [INDEX.clustersByTemplateSet]: (kc) => (kc.spec?.providerRef.type === "ClusterAPI" && kc.spec.providerRef.templateSet ? [kc.spec.providerRef.templateSet] : []),
   [INDEX.clustersByKubeconfigSecret]: (kc) => sameNamespaceRef(kc, kubeconfigSecretOf(kc.metadata?.name)),
   [INDEX.clustersWaiting]: (kc) => (kc.status?.phase === "Ready" ? [] : [WAITING]),
+  [INDEX.clustersOverQuota]: (kc) =>
+    kc.status?.conditions?.some((c) => c.type === "Ready" && c.reason === CLUSTER_QUOTA_EXCEEDED) === true ? [clusterOf(kc) ?? ""] : [],
 };
 
 const configIndexers: Readonly<Record<string, Indexer<ProviderConfig & KubeObject>>> = {
