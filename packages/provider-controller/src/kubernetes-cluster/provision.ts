@@ -163,9 +163,8 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
 
   if (!(await claimNamespaceOrRefuse(pass.writes, namespace, request.cluster, report))) return { requeueAfterMs: RESYNC_READY_MS };
 
-  const labels = ownerLabels({ ...request, uid: kc.metadata?.uid ?? "" });
-  const annotations = { ...ownerAnnotations({ ...request, uid: kc.metadata?.uid ?? "" }), ...accountAnnotations(account) };
-  const meta = (name: string) => ({ name, namespace: namespace.name, labels, annotations });
+  const meta = ownedMeta(request, kc, namespace.name, account);
+  const { annotations } = meta("");
   const pcName = names.providerConfig(request.namespace, configName);
   const secretName = names.credentialsSecret(request.namespace, configName);
   await pass.writes.apply(SECRETS, renderCredentialsSecret(meta(secretName), credentials.credentials));
@@ -229,6 +228,14 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
 }
 
 type Meta = (name: string) => { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
+
+/** The metadata of what the cluster owns in its tenant namespace: owner labels, and owner and account annotations. */
+export function ownedMeta(request: Request, kc: DeepReadonly<KubernetesCluster>, namespace: string, account: CloudAccount): Meta {
+  const owner = { ...request, uid: kc.metadata?.uid ?? "" };
+  const labels = ownerLabels(owner);
+  const annotations = { ...ownerAnnotations(owner), ...accountAnnotations(account) };
+  return (name: string) => ({ name, namespace, labels, annotations });
+}
 interface Common {
   readonly providerConfigName: string;
   readonly region: string;

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import type { KubernetesCluster } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import {
+  ACCOUNT_ANNOTATIONS,
   CLUSTER_V3,
   clusterObjectNames,
   CROSSPLANE_PROVIDER_CONFIG,
@@ -14,6 +15,7 @@ import {
 } from "@edgeconnect/provisioning";
 import { NAMESPACES, SECRETS, type InfraKind, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import type { Pass, ProvisionContext } from "./provision.js";
+import { tenantResources } from "../tenant/tenant-resources.js";
 import { StatusReport } from "./status-report.js";
 import { cluster, REQUEST, statusHarness } from "./status-report.fixture.js";
 import { blockerMessage, MAX_STAGE_POLL_MS, STAGE_POLL_MS, stagePollMs, teardown, teardownBlocker } from "./teardown.js";
@@ -122,6 +124,7 @@ describe("StatusReport.deletingBlocked", () => {
 class FakeInfrastructure {
   readonly objects = new Map<string, KubeObject>();
   readonly deletes: string[] = [];
+  readonly applies: string[] = [];
 
   constructor(private readonly clock: () => Date) {}
 
@@ -140,7 +143,12 @@ class FakeInfrastructure {
   }
 
   writes(): InfrastructureWrites {
-    const fake: Pick<InfrastructureWrites, "get" | "getNamespace" | "delete" | "list"> = {
+    const fake: Pick<InfrastructureWrites, "get" | "getNamespace" | "delete" | "list" | "apply"> = {
+      apply: async <T extends KubeObject, R extends KubeObject = T>(kind: InfraKind, obj: T) => {
+        this.applies.push(`${kind.kind}/${obj.metadata?.name ?? ""}`);
+        this.put(kind, structuredClone(obj));
+        return obj as unknown as R;
+      },
       get: async <T extends KubeObject>(kind: InfraKind, namespace: string | undefined, name: string) => structuredClone(this.objects.get(key(kind, namespace, name))) as T | undefined,
       getNamespace: async (name: string) => this.objects.get(key(NAMESPACES, undefined, name)),
       delete: async (kind: InfraKind, namespace: string | undefined, name: string) => {
@@ -177,7 +185,13 @@ describe("teardown", () => {
   const meta = (name: string, finalizers: string[] = [], of = owner) => ({ name, namespace: ns.name, labels: ownerLabels(of), annotations: ownerAnnotations(of), finalizers });
   const kc = cluster(undefined, { providerRef: { type: "OTC", configRef: { name: "otc" } } } as KubernetesCluster["spec"]);
 
-  function setup(): {
+  /** The tenant's side of the credentials: its ProviderConfig "otc", the Secret it names, and what IAM says of them. */
+  interface Tenant {
+    readonly credentials: string;
+    readonly projectId: string;
+  }
+
+  function setup(tenant?: Tenant): {
     fake: FakeInfrastructure;
     run: () => Promise<{ result: { requeueAfterMs: number } | undefined; report: StatusReport; ready: string | undefined }>;
     tick: (ms: number) => void;
@@ -193,7 +207,7 @@ describe("teardown", () => {
     const scope = { ...harness.scope, client: { ...(harness.scope.client as object), get: noKubeconfig, delete: noKubeconfig } } as unknown as Pass["scope"];
     const blocked: ({ kind: string } | undefined)[] = [];
     const teardowns = { teardownBlocked: (_uid: string, blocker: { kind: string } | undefined) => void blocked.push(blocker && { kind: blocker.kind }) };
-    const context = { resources: {}, now: () => now, teardowns } as unknown as ProvisionContext;
+    const context = { resources: tenantResources({}), now: () => now, teardowns, ...(tenant === undefined ? {} : tenantCredentials(tenant, scope)) } as unknown as ProvisionContext;
     const run = async () => {
       const report = new StatusReport(kc, harness.recorder);
       const result = await teardown(context, { request, scope, signal: new AbortController().signal, writes: fake.writes() }, kc, report);
@@ -201,6 +215,49 @@ describe("teardown", () => {
     };
     return { fake, run, tick: (ms) => (now = new Date(now.getTime() + ms)), blocked };
   }
+
+  /** IAM's verdict on `tenant`, and its objects in `scope`'s listers. */
+  function tenantCredentials(tenant: Tenant, scope: Pass["scope"]): Pick<ProvisionContext, "gateway" | "allowedAuthUrls"> {
+    const objects: KubeObject[] = [
+      { metadata: { name: "otc", namespace: request.namespace }, spec: { credentials: { source: "Secret", secretRef: { name: "otc-credentials" } } } },
+      { metadata: { name: "otc-credentials", namespace: request.namespace }, data: { credentials: Buffer.from(tenant.credentials).toString("base64") } },
+    ];
+    Object.assign(scope, { lister: () => ({ get: (namespace: string, name: string) => objects.find((o) => o.metadata?.namespace === namespace && o.metadata.name === name), list: () => objects }) });
+    const gateway = { verify: async () => ({ accepted: true, projectId: tenant.projectId }) };
+    return { gateway, allowedAuthUrls: ["https://iam.*.otc.t-systems.com/"] } as unknown as Pick<ProvisionContext, "gateway" | "allowedAuthUrls">;
+  }
+
+  it("keeps Crossplane's copy of the credentials the tenant's current ones while it waits, for the account the copy was made for only", async () => {
+    const otcCredentials = (password: string): string =>
+      ["auth_url=https://iam.eu-de.otc.t-systems.com/v3", "user_name=alice", `password=${password}`, "domain_name=OTC0001", "tenant_name=eu-de", ""].join("\n");
+    const copy = (): string | undefined => (fake.objects.get(`Secret/${ns.name}/${credentials}`) as { data?: Record<string, string> } | undefined)?.data?.credentials;
+    const account = { [`${ACCOUNT_ANNOTATIONS.projectId}`]: "p-1", [`${ACCOUNT_ANNOTATIONS.region}`]: "eu-de" };
+    const pool = names.nodePool("s3.large.2", "eu-de-01");
+    const holdPool = (f: FakeInfrastructure): void => f.put(NODE_POOL_V3, { metadata: { ...meta(pool, ["finalizer.managedresource.crossplane.io"]), deletionTimestamp: at(NOW.getTime()) } });
+
+    // Rotated since the last provisioning pass: the copy still holds the old password.
+    let { fake, run } = setup({ credentials: otcCredentials("Rotated#Pa55word-1"), projectId: "p-1" });
+    fake.put(SECRETS, { metadata: { ...meta(credentials), annotations: { ...meta(credentials).annotations, ...account } }, data: { credentials: "b2xk" } });
+    holdPool(fake);
+    await run();
+    expect(Buffer.from(copy() ?? "", "base64").toString()).toContain("Rotated#Pa55word-1");
+    await run();
+    expect(fake.applies).toEqual([`Secret/${credentials}`]);
+
+    // Credentials of another project would not delete this one's resources: the copy stays.
+    ({ fake, run } = setup({ credentials: otcCredentials("Other#Pa55word-1"), projectId: "p-2" }));
+    fake.put(SECRETS, { metadata: { ...meta(credentials), annotations: { ...meta(credentials).annotations, ...account } }, data: { credentials: "b2xk" } });
+    holdPool(fake);
+    await run();
+    expect(copy()).toBe("b2xk");
+
+    // No copy left: none is made.
+    ({ fake, run } = setup({ credentials: otcCredentials("Rotated#Pa55word-1"), projectId: "p-1" }));
+    fake.objects.delete(`Secret/${ns.name}/${credentials}`);
+    holdPool(fake);
+    await run();
+    expect(fake.applies).toEqual([]);
+  });
 
   it("asks nothing of a parent while a child waits, says which step waits, and polls less the longer it waits", async () => {
     const { fake, run, tick } = setup();

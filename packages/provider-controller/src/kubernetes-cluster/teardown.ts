@@ -5,7 +5,8 @@
  * of each is listed from the API server, not the caches: a resource made
  * just before the deletion, not cached yet, would otherwise stay in the
  * cloud. Only then the credentials Crossplane needed for those deletions
- * (deleting them first would leave the provider unable to delete anything),
+ * (deleting them first would leave the provider unable to delete anything;
+ * until then every pass keeps them the tenant's current ones),
  * and last the tenant namespace, once nothing of the tenant is left in it
  * (a namespace deleted around managed resources hangs in Terminating).
  *
@@ -18,12 +19,21 @@
  */
 import type { KubernetesCluster } from "@edgeconnect/api";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { clusterObjectNames, CROSSPLANE_PROVIDER_CONFIG, tenantNamespace } from "@edgeconnect/provisioning";
+import {
+  accountChange,
+  accountOf,
+  clusterObjectNames,
+  CROSSPLANE_PROVIDER_CONFIG,
+  recordedAccount,
+  renderCredentialsSecret,
+  tenantNamespace,
+} from "@edgeconnect/provisioning";
 import type { DeepReadonly } from "@edgeconnect/runtime";
 import { deleteKubeconfig } from "./kubeconfig-secret.js";
 import { ownedResources, TEARDOWN_STAGES } from "./observed-infrastructure.js";
 import { SECRETS, type InfraKind } from "../infrastructure/infrastructure-cluster.js";
-import type { Pass, ProvisionContext } from "./provision.js";
+import { ownedMeta, type Pass, type ProvisionContext } from "./provision.js";
+import { resolveCredentials } from "../tenant/tenant-credentials.js";
 import type { StatusReport } from "./status-report.js";
 import { ownsNamespace, releaseNamespace } from "./tenant-namespace.js";
 
@@ -138,17 +148,23 @@ function timeMs(timestamp: string | undefined): number | undefined {
 }
 
 export async function teardown(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, report: StatusReport): Promise<{ requeueAfterMs: number } | undefined> {
-  const result = await teardownStages(context, pass, report);
+  const result = await teardownStages(context, pass, kc, report);
   context.teardowns?.teardownBlocked(kc.metadata?.uid ?? "", result.blocker);
   return result.next;
 }
 
-async function teardownStages(context: ProvisionContext, pass: Pass, report: StatusReport): Promise<{ next?: { requeueAfterMs: number }; blocker?: TeardownBlocker }> {
+async function teardownStages(
+  context: ProvisionContext,
+  pass: Pass,
+  kc: DeepReadonly<KubernetesCluster>,
+  report: StatusReport,
+): Promise<{ next?: { requeueAfterMs: number }; blocker?: TeardownBlocker }> {
   const { request, writes } = pass;
   const names = clusterObjectNames(request.namespace, request.name, request.cluster);
   await deleteKubeconfig(pass, names.kubeconfigSecret);
   const namespace = tenantNamespace(request.cluster).name;
   if (!(await ownsNamespace(writes, namespace, request.cluster))) return {};
+  await refreshCredentialsCopy(context, pass, kc, namespace, names.credentialsSecret(request.namespace, kc.spec?.providerRef.configRef?.name ?? ""));
   const now = context.now();
 
   for (const [index, stage] of TEARDOWN_STAGES.entries()) {
@@ -175,6 +191,32 @@ async function teardownStages(context: ProvisionContext, pass: Pass, report: Sta
   await writes.delete(SECRETS, namespace, names.keypair);
   await releaseNamespace(context, pass, namespace);
   return {};
+}
+
+/**
+ * Crossplane deletes with the copy of the tenant's credentials in the tenant
+ * namespace (`secretName`), which a full provisioning pass writes. A pass
+ * that stopped early (a refused change) or a teardown that has begun no
+ * longer writes it, so credentials rotated since would leave every deletion
+ * failing whatever the tenant fixes: each teardown pass writes the tenant's
+ * current credentials into it when IAM accepts them for the account it was
+ * made for. Only a copy that is there is written (a teardown must not make
+ * a Secret its last stage would not find), and only when it differs.
+ */
+async function refreshCredentialsCopy(context: ProvisionContext, pass: Pass, kc: DeepReadonly<KubernetesCluster>, namespace: string, secretName: string): Promise<void> {
+  const configName = kc.spec?.providerRef.configRef?.name;
+  if (configName === undefined) return;
+  const copy = await pass.writes.get<KubeObject & { data?: Record<string, string> }>(SECRETS, namespace, secretName);
+  if (copy === undefined || copy.metadata?.deletionTimestamp !== undefined) return;
+  const credentials = await resolveCredentials(context, pass.scope, pass.request.namespace, configName, pass.signal);
+  // Nothing better to give Crossplane: it keeps what it has, and the tenant's conditions said why when the credentials changed.
+  if (!credentials.ok) return;
+  const account = accountOf(credentials.credentials, credentials.projectId);
+  const recorded = recordedAccount(copy.metadata?.annotations);
+  if (recorded !== undefined && accountChange(recorded, account) !== undefined) return;
+  const current = renderCredentialsSecret(ownedMeta(pass.request, kc, namespace, account)(secretName), credentials.credentials);
+  if (JSON.stringify(current.data) === JSON.stringify(copy.data)) return;
+  await pass.writes.apply(SECRETS, current);
 }
 
 /** Asks for `obj` to go unless it is going already (asking again changes nothing); true once it is gone. */
