@@ -9,7 +9,7 @@
  * and nothing to tokens of another audience or another issuer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { HttpStatusError, RestClient } from "@edgeconnect/kcp-ts";
+import { HttpStatusError, Kubeconfig, RestClient } from "@edgeconnect/kcp-ts";
 import { applyManifests, connectFromEnv, eventually, holds, httpStatus, KubeApiServer, OidcIssuer, Reaper, renderKubeconfig, resolveControlPlaneBinaries } from "@edgeconnect/testenv";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -148,7 +148,8 @@ describeInfra("OIDC access on a kube-apiserver that trusts the issuer", () => {
     const credential = { apiVersion: exec.apiVersion, kind: "ExecCredential", status: { token: issuer.mint({ subject: "alice", audience: CLIENT_ID }) } };
     exec.command = process.execPath;
     exec.args = ["-e", `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})`];
-    const client = RestClient.fromKubeconfigText(stringify(kubeconfig));
+    // The user's own kubeconfig, as kubectl reads it: its plugin runs (text read as data, a Secret's, may not run one).
+    const client = RestClient.fromKubeconfig(Kubeconfig.fromText(stringify(kubeconfig)));
     clients.push(client);
     expect(await whoAmI(client)).toEqual({ username: "corp:alice", groups: ["system:authenticated"] });
   });
