@@ -32,7 +32,9 @@ describe("CCE clusters", () => {
     servingCa = createCertificateAuthority("workload-serving-ca");
     t = await startCceSimulator({ workloadCluster: { url: WORKLOAD_URL, servingCaPem: servingCa.certPem, clientCa } });
     network = await createNetwork(t);
-  });
+    // Two RSA keys and forge's signatures in JavaScript: well under a second alone, several seconds on a CI machine
+    // busy starting the e2e servers beside the unit files.
+  }, 30_000);
   afterAll(() => t.sim.close());
 
   async function downEip(): Promise<{ id: string; address: string }> {

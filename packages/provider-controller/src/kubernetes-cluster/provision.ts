@@ -429,10 +429,16 @@ export function servedNodes(pool: Observed | undefined): number {
   return Number.isSafeInteger(served) && served > 0 ? served : 0;
 }
 
-/** What the pool's NodePoolV3 records of the nodes it served: its count now when it is Ready, else what it recorded before. */
-function servedAnnotation(pool: Observed | undefined): Record<string, string> {
-  const count = forProvider(pool)?.initialNodeCount;
-  const served = managedResourceState(pool).state === "Ready" && typeof count === "number" ? count : servedNodes(pool);
+/**
+ * What the pool's NodePoolV3 records of the nodes it served: the count the
+ * provider observed in CCE while the pool is Ready, else what it recorded
+ * before. Observed, not asked for: the pass that raises `initialNodeCount`
+ * still finds the pool Ready (the provider's update was made after its last
+ * observation), and a count asked for but never served is no node to keep.
+ */
+export function servedAnnotation(pool: Observed | undefined): Record<string, string> {
+  const count = pool?.status?.atProvider?.["initialNodeCount"];
+  const served = managedResourceState(pool).state === "Ready" && typeof count === "number" && Number.isSafeInteger(count) ? count : servedNodes(pool);
   return served > 0 ? { [SERVED_NODES_ANNOTATION]: String(served) } : {};
 }
 
