@@ -3,7 +3,7 @@ import { SECRET_LABEL } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
 import { OtcApiError } from "@edgeconnect/otc";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
-import type { ClusterScope } from "@edgeconnect/runtime";
+import { SILENT, type ClusterScope } from "@edgeconnect/runtime";
 import type { Secret } from "../tenant/tenant-resources.js";
 import {
   CLUSTER_ID_ANNOTATION,
@@ -170,7 +170,7 @@ function harness(validityDays = 365) {
   const context = { gateway, kubeconfigValidityDays: validityDays, now: () => new Date(now), resources: { secrets: { name: "secrets", path: "/clusters/*/api/v1/secrets" } } } as unknown as ProvisionContext;
   const capiSource = { data: { value: Buffer.from(CAPI_KUBECONFIG).toString("base64") } };
   const writes = { get: async () => capiSource };
-  const pass = { request: REQUEST, scope: tenant.scope, signal: passSignal.signal, writes } as unknown as Pass;
+  const pass = { request: REQUEST, scope: tenant.scope, signal: passSignal.signal, writes, log: SILENT } as unknown as Pass;
   const kc = cluster();
   return {
     tenant,

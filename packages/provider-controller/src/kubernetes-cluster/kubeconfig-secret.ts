@@ -131,12 +131,15 @@ export async function ensureKubeconfig(
   const deadline = AbortSignal.timeout(ISSUANCE_WINDOW_MS - SECRET_WRITE_MS);
   const settling = (): RestClient => pass.scope.settlingClient(AbortSignal.timeout(SECRET_WRITE_MS));
   let certificate: unknown;
+  // Each call may cost a certificate: the platform reads in the log when one was asked for and how it ended.
+  pass.log.info({ secret: secretName, clusterId, claimedUntil: new Date(until).toISOString() }, "asking CCE for a kubeconfig certificate");
   try {
     certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), deadline);
   } catch (err) {
     // The call has ended, so nothing of ours can still land: the claim is given up and the next pass asks again.
     // An answer lost on the way (a timeout, a 5xx) may have cost a certificate that no one received.
     const message = `CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`;
+    pass.log.warn({ err, secret: secretName, clusterId, refused: refusedBeforeIssuing(err) }, "CCE's kubeconfig call ended without a certificate");
     await writeKubeconfigSecret(pass, kc, secretName, claimed, kept, settling());
     return unavailable(refusedBeforeIssuing(err) ? message : `${message}; its answer may have been lost, and another is asked for`);
   }
@@ -159,6 +162,7 @@ export async function ensureKubeconfig(
     },
     settling(),
   );
+  pass.log.info({ secret: secretName, clusterId }, "kubeconfig certificate written");
   return { condition: held(secretName), server: built.server };
 }
 

@@ -49,7 +49,7 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
       return undefined;
     }
     const kc = mutableCopy<KubernetesCluster & KubeObject>(cached);
-    const pass: Pass = { request, scope, signal, writes: this.options.infra.bound(signal) };
+    const pass: Pass = { request, scope, signal, writes: this.options.infra.bound(signal), log: context.log };
     const path = kubernetesClusterPath(request.namespace, request.name);
     const backend = kc.spec?.providerRef.type === "ClusterAPI" ? CLUSTER_API : OTC;
     const infrastructure = this.options.infra.availability();

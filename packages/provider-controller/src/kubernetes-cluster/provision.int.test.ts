@@ -44,7 +44,7 @@ import {
   REASON,
   tenantNamespace,
 } from "@edgeconnect/provisioning";
-import { EventRecorder, tenantMessage, type ClusterScope, type DeepReadonly, type EventClient, type Lister, type WatchedResource } from "@edgeconnect/runtime";
+import { EventRecorder, SILENT, tenantMessage, type ClusterScope, type DeepReadonly, type EventClient, type Lister, type WatchedResource } from "@edgeconnect/runtime";
 import { connectFromEnv, CrossplaneOtcSimulator, E2E_LOG_DIR_ENV_VAR, Reaper, resolveBinary } from "@edgeconnect/testenv";
 import { InfrastructureCluster, kindPath, NAMESPACES, SECRETS, type InfraKind, type Namespace } from "../infrastructure/infrastructure-cluster.js";
 import type { KubernetesClusterReconcilerOptions } from "./kubernetes-cluster-reconciler.js";
@@ -311,7 +311,7 @@ describeInfra("OTC provisioning on real servers, without kcp", () => {
 
   const passFor = (tenant: Tenant): Pass => {
     const signal = AbortSignal.timeout(60_000);
-    return { request: tenant.request, scope: tenant.scope, signal, writes: infra.bound(signal) };
+    return { request: tenant.request, scope: tenant.scope, signal, writes: infra.bound(signal), log: SILENT };
   };
   /** One provisioning pass as the reconciler runs it; a thrown error is reported to the tenant and retried. */
   const provisionPass = async (tenant: Tenant): Promise<{ requeueAfterMs: number } | Error> => {

@@ -57,7 +57,7 @@ import {
   type RsaPublicJwk,
 } from "@edgeconnect/provisioning";
 import type { KubeObject } from "@edgeconnect/kcp-ts";
-import { holdSecrets, type ClusterScope, type DeepReadonly, type Request, type SecretHolder } from "@edgeconnect/runtime";
+import { holdSecrets, type ClusterScope, type ControllerLogger, type DeepReadonly, type Request, type SecretHolder } from "@edgeconnect/runtime";
 import { SECRETS, type InfrastructureCluster, type InfrastructureWrites } from "../infrastructure/infrastructure-cluster.js";
 import { clusterSecrets } from "../tenant/secret-holders.js";
 import { CLUSTER_QUOTA_EXCEEDED, withinClusterQuota } from "../tenant/cluster-quota.js";
@@ -89,6 +89,8 @@ export interface Pass {
   readonly scope: ClusterScope;
   readonly signal: AbortSignal;
   readonly writes: InfrastructureWrites;
+  /** The reconcile's logger: the platform's view, where infrastructure names may appear. */
+  readonly log: ControllerLogger;
 }
 
 /** How often a cluster that is not Ready is looked at again without any watch event: a safety net, not the driver. */

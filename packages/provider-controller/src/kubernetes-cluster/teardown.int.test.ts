@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { KubernetesCluster } from "@edgeconnect/api";
 import { getIfPresent, HttpStatusError, type KubeObject, type RestClient } from "@edgeconnect/kcp-ts";
+import { SILENT } from "@edgeconnect/runtime";
 import {
   CLUSTER_V3,
   clusterObjectNames,
@@ -168,7 +169,7 @@ describeInfra("OTC teardown on a real kube-apiserver", () => {
     const context = { infra, resources: {}, now: () => new Date() } as unknown as ProvisionContext;
     const pass = (): { pass: Pass; report: StatusReport } => {
       const signal = AbortSignal.timeout(60_000);
-      return { pass: { request, scope, signal, writes: infra.bound(signal) }, report: new StatusReport(kc, harness.recorder) };
+      return { pass: { request, scope, signal, writes: infra.bound(signal), log: SILENT }, report: new StatusReport(kc, harness.recorder) };
     };
     const ready = (): string | undefined => harness.written()?.conditions?.find((c) => c.type === "Ready")?.message;
 

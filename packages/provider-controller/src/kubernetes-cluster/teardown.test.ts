@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import type { KubernetesCluster } from "@edgeconnect/api";
 import { HttpStatusError, type KubeObject } from "@edgeconnect/kcp-ts";
+import { SILENT } from "@edgeconnect/runtime";
 import {
   ACCOUNT_ANNOTATIONS,
   CLUSTER_V3,
@@ -210,7 +211,7 @@ describe("teardown", () => {
     const context = { resources: tenantResources({}), now: () => now, teardowns, ...(tenant === undefined ? {} : tenantCredentials(tenant, scope)) } as unknown as ProvisionContext;
     const run = async () => {
       const report = new StatusReport(kc, harness.recorder);
-      const result = await teardown(context, { request, scope, signal: new AbortController().signal, writes: fake.writes() }, kc, report);
+      const result = await teardown(context, { request, scope, signal: new AbortController().signal, writes: fake.writes(), log: SILENT }, kc, report);
       return { result, report, ready: harness.written()?.conditions?.find((c) => c.type === "Ready")?.message };
     };
     return { fake, run, tick: (ms) => (now = new Date(now.getTime() + ms)), blocked };
