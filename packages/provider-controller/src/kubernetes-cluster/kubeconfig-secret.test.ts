@@ -67,6 +67,9 @@ function tenantWorkspace(passSignal: AbortSignal = new AbortController().signal)
   let forbidden = false;
   let hidden = false;
   let version = 0;
+  // Server-side apply's ownership, for annotations: those a create set belong to that operation, and an apply that
+  // leaves one out keeps it (one it sets, it takes over, as with force).
+  const createdAnnotations = new Map<string, Set<string>>();
   const store = (path: string, body: KubeObject, uid: string) => {
     live.set(path, { ...body, metadata: { ...body.metadata, uid, resourceVersion: String(++version) } });
   };
@@ -88,6 +91,7 @@ function tenantWorkspace(passSignal: AbortSignal = new AbortController().signal)
       writes.push({ method: "POST", path });
       const target = `${path}/${body.metadata?.name ?? ""}`;
       if (live.has(target)) throw new HttpStatusError("POST", path, 409, "");
+      createdAnnotations.set(target, new Set(Object.keys(body.metadata?.annotations ?? {})));
       store(target, body, `secret-uid-${version}`);
       return live.get(target) as T;
     },
@@ -98,7 +102,13 @@ function tenantWorkspace(passSignal: AbortSignal = new AbortController().signal)
       const current = live.get(path);
       const expected = body.metadata?.resourceVersion;
       if (expected !== undefined && expected !== current?.metadata?.resourceVersion) throw new HttpStatusError("PATCH", path, 409, "");
-      store(path, body, current?.metadata?.uid ?? `secret-uid-${version}`);
+      const created = createdAnnotations.get(path) ?? new Set<string>();
+      const applied = body.metadata?.annotations ?? {};
+      for (const key of Object.keys(applied)) created.delete(key);
+      const kept = Object.fromEntries([...created].map((key) => [key, current?.metadata?.annotations?.[key] ?? ""]));
+      const annotations = { ...kept, ...applied };
+      const merged = { ...body, metadata: { ...body.metadata, ...(Object.keys(annotations).length === 0 ? {} : { annotations }) } };
+      store(path, merged, current?.metadata?.uid ?? `secret-uid-${version}`);
       return live.get(path) as T;
     },
     delete: async (path: string, options?: { body?: { preconditions?: { uid?: string } } }): Promise<void> => {
@@ -182,6 +192,8 @@ function harness(validityDays = 365) {
     at: (ms: number) => {
       now = START + ms;
     },
+    /** Whether the Secret holds a claim of an issuance that may still be under way. */
+    claimed: () => Date.parse(tenant.secret()?.metadata?.annotations?.[ISSUING_ANNOTATION] ?? "") > now,
     ensure: () => ensureKubeconfig(context, pass, kc, SECRET, CLUSTER_ID, {} as never),
     handBack: () => handBackClusterApiKubeconfig(context, pass, kc, SECRET, { namespace: "tenant-ns", name: "c-kubeconfig", key: "value" }),
     delete: () => deleteKubeconfig(pass, SECRET),
@@ -249,6 +261,8 @@ describe("ensureKubeconfig", () => {
       [ISSUED_ANNOTATION]: new Date(START + 21 * DAY_MS).toISOString(),
       [EXPIRES_ANNOTATION]: new Date(START + 51 * DAY_MS).toISOString(),
       [SERVER_ANNOTATION]: SERVER,
+      // The renewal's claim, ended when its answer was written.
+      [ISSUING_ANNOTATION]: new Date(START + 21 * DAY_MS).toISOString(),
     });
   });
 
@@ -344,7 +358,7 @@ describe("ensureKubeconfig: one certificate per issuance, whatever happens to th
     expect(lost.condition).toMatchObject({ status: "False", reason: "KubeconfigUnavailable" });
     expect(lost.condition.message).toContain("its answer may have been lost, and another is asked for");
     expect(subject.issued()).toBe(1);
-    expect(subject.tenant.secret()?.metadata?.annotations?.[ISSUING_ANNOTATION]).toBeUndefined();
+    expect(subject.claimed()).toBe(false);
 
     expect(await subject.ensure()).toMatchObject({ condition: { status: "True", reason: "Issued" }, server: SERVER });
     expect(subject.issued()).toBe(2);
@@ -361,7 +375,7 @@ describe("ensureKubeconfig: one certificate per issuance, whatever happens to th
     subject.at(ISSUANCE_WINDOW_MS + 1_000);
     expect((await subject.ensure()).condition).toMatchObject({ status: "True", reason: "Issued" });
     expect(subject.issued()).toBe(1);
-    expect(subject.tenant.secret()?.metadata?.annotations?.[ISSUING_ANNOTATION]).toBeUndefined();
+    expect(subject.claimed()).toBe(false);
   });
 
   it("writes a slow answer although the pass was aborted meanwhile (its tenant's slot moved, the process stops)", async () => {
@@ -376,7 +390,7 @@ describe("ensureKubeconfig: one certificate per issuance, whatever happens to th
     expect((await first).condition).toMatchObject({ status: "True", reason: "Issued" });
     const annotations = subject.tenant.secret()?.metadata?.annotations ?? {};
     expect(annotations[SERVER_ANNOTATION]).toBe(SERVER);
-    expect(annotations[ISSUING_ANNOTATION]).toBeUndefined();
+    expect(subject.claimed()).toBe(false);
     expect(subject.issued()).toBe(1);
   });
 
@@ -411,7 +425,7 @@ describe("ensureKubeconfig: one certificate per issuance, whatever happens to th
     const refused = await subject.ensure();
     expect(refused.condition).toMatchObject({ status: "False", reason: "KubeconfigUnavailable" });
     expect(refused.condition.message).toContain("cluster is not available");
-    expect(subject.tenant.secret()?.metadata?.annotations?.[ISSUING_ANNOTATION]).toBeUndefined();
+    expect(subject.claimed()).toBe(false);
 
     expect((await subject.ensure()).condition).toMatchObject({ status: "True", reason: "Issued" });
     expect(subject.issued()).toBe(1);

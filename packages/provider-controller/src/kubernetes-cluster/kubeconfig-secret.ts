@@ -33,7 +33,14 @@ export const CLUSTER_ID_ANNOTATION = "platform.edgeconnect.eu/cluster-id";
 export const ISSUED_ANNOTATION = "platform.edgeconnect.eu/issued";
 export const EXPIRES_ANNOTATION = "platform.edgeconnect.eu/expires";
 export const SERVER_ANNOTATION = "platform.edgeconnect.eu/server";
-/** Until when an issuance of ours may be under way: set before CCE is asked, gone with the answer written. */
+/**
+ * Until when an issuance of ours may be under way: set to the end of the
+ * claim's window before CCE is asked, and to the time the call ended once it
+ * has (with the answer, or giving the claim up). A time past means none is.
+ * It is overwritten, never left out: a claim that created the Secret wrote it
+ * with a create, and a server-side apply that leaves out a field another
+ * operation set does not remove it (the claim would hold for its whole window).
+ */
 export const ISSUING_ANNOTATION = "platform.edgeconnect.eu/issuing-until";
 export const KUBECONFIG_KEY = "kubeconfig";
 const DAY_MS = 24 * 3_600_000;
@@ -132,15 +139,15 @@ export async function ensureKubeconfig(
   const settling = (): RestClient => pass.scope.settlingClient(AbortSignal.timeout(SECRET_WRITE_MS));
   let certificate: unknown;
   // Each call may cost a certificate: the platform reads in the log when one was asked for and how it ended.
-  pass.log.info({ secret: secretName, clusterId, claimedUntil: new Date(until).toISOString() }, "asking CCE for a kubeconfig certificate");
+  pass.log.info({ clusterId, claimedUntil: new Date(until).toISOString() }, "asking CCE for a kubeconfig certificate");
   try {
     certificate = await context.gateway.clusterCertificate(credentials, clusterId, context.kubeconfigValidityDays, clusterSecrets(pass.request, "clustercert"), deadline);
   } catch (err) {
     // The call has ended, so nothing of ours can still land: the claim is given up and the next pass asks again.
     // An answer lost on the way (a timeout, a 5xx) may have cost a certificate that no one received.
     const message = `CCE did not issue a kubeconfig: ${err instanceof Error ? err.message : String(err)}`;
-    pass.log.warn({ err, secret: secretName, clusterId, refused: refusedBeforeIssuing(err) }, "CCE's kubeconfig call ended without a certificate");
-    await writeKubeconfigSecret(pass, kc, secretName, claimed, kept, settling());
+    pass.log.warn({ err, clusterId, refused: refusedBeforeIssuing(err) }, "CCE's kubeconfig call ended without a certificate");
+    await writeKubeconfigSecret(pass, kc, secretName, claimed, { ...kept, annotations: { ...kept.annotations, ...callEnded(context) } }, settling());
     return unavailable(refusedBeforeIssuing(err) ? message : `${message}; its answer may have been lost, and another is asked for`);
   }
   const built = kubeconfigFromClusterCert(certificate, pass.request.name);
@@ -158,12 +165,18 @@ export async function ensureKubeconfig(
         [ISSUED_ANNOTATION]: issued.toISOString(),
         [EXPIRES_ANNOTATION]: new Date(issued.getTime() + context.kubeconfigValidityDays * DAY_MS).toISOString(),
         [SERVER_ANNOTATION]: built.server,
+        ...callEnded(context),
       },
     },
     settling(),
   );
-  pass.log.info({ secret: secretName, clusterId }, "kubeconfig certificate written");
+  pass.log.info({ clusterId }, "kubeconfig certificate written");
   return { condition: held(secretName), server: built.server };
+}
+
+/** Ends a claim: the issuance is no longer under way. */
+function callEnded(context: ProvisionContext): Record<string, string> {
+  return { [ISSUING_ANNOTATION]: context.now().toISOString() };
 }
 
 /** Until when an issuance claimed in `secret` may still be under way; undefined without a readable claim. */
