@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { OtcApiError } from "@edgeconnect/otc";
 import { startOtcSimulator, type OtcSimulator } from "@edgeconnect/otc-simulator";
 import type { OtcCredentials } from "@edgeconnect/provisioning";
 import type { OtcCallResult, OtcOperation } from "../metrics/provider-metrics.js";
@@ -72,6 +73,20 @@ describe("OtcGateway", () => {
     expect(await other.verify(credentials(USERS[1] as never), signal)).toMatchObject({ accepted: true });
     subject.close();
     other.close();
+  });
+
+  it("waits for clustercert past the per-call timeout, up to the caller's deadline: an abandoned call costs a certificate", async () => {
+    const subject = gateway({ timeoutMs: 300 });
+    const user = USERS[0] as (typeof USERS)[number];
+    await subject.verify(credentials(user), signal);
+    sim.faults.delay({ method: "POST", pathSuffix: "/clustercert" }, 800);
+    const started = performance.now();
+    // No such cluster: CCE's answer, after the delay, is its 404, not the gateway's timeout.
+    const answer = subject.clusterCertificate(credentials(user), "no-such-cluster", 30, { name: "gateway-test" }, AbortSignal.timeout(10_000));
+    await expect(answer).rejects.toBeInstanceOf(OtcApiError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(700);
+    sim.faults.clear();
+    subject.close();
   });
 
   it("ends a call when the reconcile's signal aborts", async () => {

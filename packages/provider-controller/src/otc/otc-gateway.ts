@@ -102,14 +102,20 @@ export class OtcGateway {
     return rejection === undefined ? undefined : Math.max(0, rejection.untilMs - performance.now());
   }
 
-  /** CCE's kubeconfig for a cluster; its client key is held by `holder` before it is returned. */
+  /**
+   * CCE's kubeconfig for a cluster; its client key is held by `holder` before
+   * it is returned. Bounded by `signal` alone, not by the per-call timeout:
+   * each call issues a certificate, so one abandoned while CCE (or the
+   * tenant's queue) is slow costs a certificate no one receives, and the
+   * caller's deadline is the issuance's whole window.
+   */
   async clusterCertificate(credentials: OtcCredentials, clusterId: string, durationDays: number, holder: SecretHolder, signal: AbortSignal): Promise<unknown> {
     const verdict = await this.verify(credentials, signal);
     if (!verdict.accepted) throw new Error(`the credentials were rejected: ${verdict.message}`);
     const set = this.set(credentialFingerprint(credentials), credentials);
     set.projectClient ??= set.client.withProjectId(verdict.projectId);
     const client = set.projectClient;
-    return this.call(set, signal, "cce_cluster_cert", (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded, secretHolder: holder }));
+    return this.call(set, signal, "cce_cluster_cert", (bounded) => getCceClusterCert(client, clusterId, durationDays, { signal: bounded, secretHolder: holder }), { timeout: false });
   }
 
   close(): void {
@@ -133,9 +139,9 @@ export class OtcGateway {
     }
   }
 
-  /** Runs `call` in the set's queue with the reconcile's signal and the deadline bound together, and reports how it ended. */
-  private async call<T>(set: CredentialSet, signal: AbortSignal, operation: OtcOperation, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = AbortSignal.timeout(this.options.timeoutMs);
+  /** Runs `call` in the set's queue with the reconcile's signal and the per-call timeout (unless `timeout` is false) bound together, and reports how it ended. */
+  private async call<T>(set: CredentialSet, signal: AbortSignal, operation: OtcOperation, call: (signal: AbortSignal) => Promise<T>, options: { readonly timeout: boolean } = { timeout: true }): Promise<T> {
+    const deadline = options.timeout ? AbortSignal.timeout(this.options.timeoutMs) : new AbortController().signal;
     const bounded = AbortSignal.any([signal, deadline]);
     const started = performance.now();
     const report = (result: OtcCallResult): void => this.options.observer?.otcCall(operation, result, (performance.now() - started) / 1000);
