@@ -13,6 +13,9 @@ export interface ObservedManagedResource {
     deletionTimestamp?: string;
     annotations?: Record<string, string>;
   };
+  spec?: {
+    forProvider?: Record<string, unknown>;
+  };
   status?: {
     observedGeneration?: number;
     conditions?: readonly ManagedResourceCondition[];

@@ -60,6 +60,18 @@ describe("managedResourceState", () => {
     ["a reconcile error", resource("VpcV1", {}, [{ type: "Synced", status: "False", reason: "ReconcileError", message: "connect failed: 403" }]), "Failed", "ReconcileError"],
     ["a paused resource", resource("VpcV1", {}, [{ type: "Synced", status: "False", reason: "ReconcilePaused" }]), "Pending", "ReconcilePaused"],
     ["a failed async create", resource("ClusterV3", { status: "Creating" }, [SYNCED, READY, { type: "LastAsyncOperation", status: "False", reason: "AsyncCreateFailure", message: "quota exceeded" }]), "Failed", "AsyncCreateFailure"],
+    [
+      "a node pool whose scale-up failed while sold out, served since",
+      { ...resource("NodePoolV3", { id: "p", status: "", initialNodeCount: 3 }, [SYNCED, READY, { type: "LastAsyncOperation", status: "False", reason: "ApplyFailure", message: "unexpected state 'SoldOut'" }]), spec: { forProvider: { initialNodeCount: 3 } } },
+      "Ready",
+      "Available",
+    ],
+    [
+      "a node pool whose failed scale-up CCE has not served",
+      { ...resource("NodePoolV3", { id: "p", status: "", initialNodeCount: 2 }, [SYNCED, READY, { type: "LastAsyncOperation", status: "False", reason: "ApplyFailure", message: "unexpected state 'SoldOut'" }]), spec: { forProvider: { initialNodeCount: 3 } } },
+      "Failed",
+      "ApplyFailure",
+    ],
     ["a deleting resource", resource("VpcV1", { status: "OK" }, [SYNCED, READY], { deletionTimestamp: "2026-01-01T00:00:00Z" }), "Deleting", "Deleting"],
   ])("%s → %s (%s)", (_case, mr, state, reason) => {
     expect(managedResourceState(mr)).toMatchObject({ state, reason });

@@ -79,7 +79,7 @@ export function managedResourceState(resource: ObservedManagedResource | undefin
     if (synced.reason === "ReconcilePaused") return state("Pending", "ReconcilePaused", `reconciling ${what} is paused`);
     return state("Failed", synced.reason ?? "ReconcileError", synced.message ?? `${what} cannot be reconciled`);
   }
-  if (lastAsync?.status === "False") return state("Failed", lastAsync.reason ?? "AsyncOperationFailed", lastAsync.message ?? `the last operation on ${what} failed`);
+  if (lastAsync?.status === "False" && !servedSinceFailure(resource)) return state("Failed", lastAsync.reason ?? "AsyncOperationFailed", lastAsync.message ?? `the last operation on ${what} failed`);
 
   const generation = resource.metadata?.generation;
   // crossplane-runtime stamps the conditions it sets (Synced; Ready while
@@ -96,6 +96,20 @@ export function managedResourceState(resource: ObservedManagedResource | undefin
   }
   if (!(HEALTHY[resource.kind ?? ""]?.(resource) ?? true)) return state("Pending", "Waiting", `waiting for ${what} to become usable${inStatus(status)}`);
   return state("Ready", "Available", `${what} is ready`);
+}
+
+/**
+ * A node pool whose last apply failed but that CCE has served since: a
+ * scale-up CCE had no capacity for ends upjet's wait for the pool in
+ * SoldOut, and once capacity returns CCE adds the nodes on its own. Upjet
+ * runs no new apply when nothing differs, so LastAsyncOperation keeps the
+ * old failure; the pool in its normal phase with the node count asked for
+ * is what counts then.
+ */
+function servedSinceFailure(resource: ObservedManagedResource): boolean {
+  if (resource.kind !== NODE_POOL_V3.kind || (externalStatus(resource) ?? "") !== "") return false;
+  const asked = resource.spec?.forProvider?.["initialNodeCount"];
+  return typeof asked === "number" && asked === resource.status?.atProvider?.["initialNodeCount"];
 }
 
 /** Whether a NodePoolV3 is sold out: its flavor has no capacity in its zone ("random": in any zone). */
