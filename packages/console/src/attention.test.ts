@@ -43,7 +43,7 @@ describe("needsAttention", () => {
 
   it("groups SoldOut node pools by flavor and zone", () => {
     const pool = (status: string, flavor: string): ObservedManagedResource =>
-      ({ kind: "NodePoolV3", spec: { forProvider: { flavor, availabilityZone: "eu-de-01" } }, status: { atProvider: { status } } }) as ObservedManagedResource;
+      ({ kind: "NodePoolV3", spec: { forProvider: { flavor, availabilityZone: "eu-de-01" } }, status: { atProvider: { status } } });
     const items = needsAttention({ ...base, clusters: [], nodePools: [pool("SoldOut", "s3.large.2"), pool("SoldOut", "s3.large.2"), pool("", "c4.xlarge.2")] });
     expect(items).toEqual([{ kind: "sold-out", message: "s3.large.2 in eu-de-01: SoldOut for 2 node pool(s)" }]);
   });
