@@ -11,13 +11,18 @@ export class ReadyHistory {
   private readonly last = new Map<string, boolean>();
   private readonly becameReady = new Map<string, number>();
   private readonly lostReady = new Map<string, number>();
+  /** How each cluster read when it first fell back from Ready (`state`), for the violation to name the cause. */
+  private readonly lostAs = new Map<string, string>();
 
   /** Records one observation; `undefined` (not readable now: kcp restarting) changes nothing. */
-  observe(cluster: string, ready: boolean | undefined): void {
+  observe(cluster: string, ready: boolean | undefined, state?: string): void {
     if (ready === undefined) return;
     const before = this.last.get(cluster) ?? false;
     if (ready && !before) this.becameReady.set(cluster, (this.becameReady.get(cluster) ?? 0) + 1);
-    if (!ready && before) this.lostReady.set(cluster, (this.lostReady.get(cluster) ?? 0) + 1);
+    if (!ready && before) {
+      this.lostReady.set(cluster, (this.lostReady.get(cluster) ?? 0) + 1);
+      if (state !== undefined && !this.lostAs.has(cluster)) this.lostAs.set(cluster, state);
+    }
     this.last.set(cluster, ready);
   }
 
@@ -30,7 +35,8 @@ export class ReadyHistory {
     return clusters.flatMap((cluster) => {
       const became = this.becameReady.get(cluster) ?? 0;
       const lost = this.lostReady.get(cluster) ?? 0;
-      return became === 1 && lost === 0 ? [] : [`${cluster}: became Ready ${became} time(s), lost Ready ${lost} time(s)`];
+      const lostAs = this.lostAs.get(cluster);
+      return became === 1 && lost === 0 ? [] : [`${cluster}: became Ready ${became} time(s), lost Ready ${lost} time(s)${lostAs === undefined ? "" : ` (first as ${lostAs})`}`];
     });
   }
 }

@@ -322,7 +322,8 @@ async function observe(admin: RestClient, tenants: readonly Tenant[], history: R
   await Promise.all(
     tenants.map(async (tenant) => {
       try {
-        history.observe(tenant.workspace.path, isReady(await admin.cluster(tenant.workspace.path).get<Cluster>(CLUSTER_PATH)));
+        const kc = await admin.cluster(tenant.workspace.path).get<Cluster>(CLUSTER_PATH);
+        history.observe(tenant.workspace.path, isReady(kc), stateOf(kc));
       } catch {
         history.observe(tenant.workspace.path, undefined);
       }

@@ -23,9 +23,12 @@ describe("ReadyHistory", () => {
 
   it("reports a cluster that fell back from Ready, one that never got there, and one seen Ready twice", () => {
     const history = new ReadyHistory();
-    for (const ready of [true, false, true]) history.observe("flapped", ready);
+    for (const [ready, state] of [[true, "Ready / Ready"], [false, "Provisioning / Issuing"], [true, "Ready / Ready"]] as const) history.observe("flapped", ready, state);
     history.observe("never", false);
-    expect(history.violations(["flapped", "never"])).toEqual(["flapped: became Ready 2 time(s), lost Ready 1 time(s)", "never: became Ready 0 time(s), lost Ready 0 time(s)"]);
+    expect(history.violations(["flapped", "never"])).toEqual([
+      "flapped: became Ready 2 time(s), lost Ready 1 time(s) (first as Provisioning / Issuing)",
+      "never: became Ready 0 time(s), lost Ready 0 time(s)",
+    ]);
   });
 });
 
