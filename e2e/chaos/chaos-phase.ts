@@ -138,8 +138,15 @@ export class ChaosPhase {
     }
   }
 
-  /** A few of each: errors, throttling, and answers lost after the request took effect. */
+  /**
+   * A few of each: errors, throttling, and answers lost after the request
+   * took effect. They replace the last round's that no call has met yet:
+   * banked round after round, they all landed on the last caller left (a
+   * cluster still asking for its kubeconfig), which then never got an answer
+   * before the run's deadline.
+   */
   private armFaults(faults: Faults): void {
+    faults.clear();
     for (const match of FAULTED) {
       faults.failNext(match, 500, 2);
       faults.failNext(match, 429, 2, { error_msg: "Too many requests", error_code: "APIGW.0308" });
