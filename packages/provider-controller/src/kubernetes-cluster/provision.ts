@@ -166,7 +166,6 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
   if (!(await claimNamespaceOrRefuse(pass.writes, namespace, request.cluster, report))) return { requeueAfterMs: RESYNC_READY_MS };
 
   const meta = ownedMeta(request, kc, namespace.name, account);
-  const { annotations } = meta("");
   const pcName = names.providerConfig(request.namespace, configName);
   const secretName = names.credentialsSecret(request.namespace, configName);
   await pass.writes.apply(SECRETS, renderCredentialsSecret(meta(secretName), credentials.credentials));
@@ -186,7 +185,7 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
       ? undefined
       : renderCluster({
           ...common,
-          metadata: { ...meta(names.cluster), annotations: { ...annotations, ...soldOutAnnotation(pairs) } },
+          metadata: withAnnotations(meta(names.cluster), soldOutAnnotation(pairs)),
           name: names.otc.cluster,
           kubernetesVersion: spec.kubernetes.version,
           vpcId: network.vpcId,
@@ -230,6 +229,11 @@ export async function provision(context: ProvisionContext, pass: Pass, kc: DeepR
 }
 
 type Meta = (name: string) => { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string> };
+
+/** `metadata` with `extra` annotations beside the owner and account ones. */
+function withAnnotations(metadata: ReturnType<Meta>, extra: Record<string, string>): ReturnType<Meta> {
+  return { ...metadata, annotations: { ...metadata.annotations, ...extra } };
+}
 
 /** The metadata of what the cluster owns in its tenant namespace: owner labels, and owner and account annotations. */
 export function ownedMeta(request: Request, kc: DeepReadonly<KubernetesCluster>, namespace: string, account: CloudAccount): Meta {
@@ -496,7 +500,7 @@ async function ensureNodePool(
     NODE_POOL_V3,
     renderNodePool({
       ...common,
-      metadata: { ...metadata, annotations: { ...metadata.annotations, ...servedAnnotation(pool) } },
+      metadata: withAnnotations(metadata, servedAnnotation(pool)),
       name: names.otc.nodePool(choice.flavor, choice.zone),
       flavor: choice.flavor,
       availabilityZone: choice.zone,
