@@ -15,16 +15,13 @@ const shared = {
 };
 
 export default {
-  // The e2e suites wait on servers more than they compute, and can run side
-  // by side, each on servers of its own (global-setup starts one kcp and one
+  // The e2e suites wait on servers more than they compute, and run side by
+  // side, each on servers of its own (global-setup starts one kcp and one
   // infrastructure cluster per worker; the sequencer keeps the suites that
-  // share a fixed port or the CPU apart): `-w 2` passes every suite but one
-  // in 22 min of Jest. That one, the kcp load simulator's run, loses its
-  // leader Lease beside another suite (the in-process simulator does not
-  // answer a renewal for 10 s; not understood yet), so the default stays one
-  // worker until it holds. Measured on two cores and 24 GiB: three workers
-  // kept the load average at 7-12 and gained nothing over two.
-  maxWorkers: 1,
+  // share a fixed port or the CPU apart). Measured on two cores and 24 GiB:
+  // one worker takes 46 min of Jest, two 22; three kept the load average at
+  // 7-12 and gained nothing over two. `-w N` on the command line overrides it.
+  maxWorkers: 2,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [

@@ -17,10 +17,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { eventually } from "./eventually.js";
 import { readKubeconfig, type KubeconfigSpec } from "./kubeconfig.js";
+import { memoryBackedTmpdir } from "./memory-dir.js";
 import { freePorts, startOnFreePorts } from "./ports.js";
 import type { Reaper } from "./reaper.js";
 import { RestClient } from "@edgeconnect/kcp-ts";
@@ -29,7 +29,7 @@ import { ServerProcess } from "./server-process.js";
 export interface KcpServerOptions {
   /** Path to the kcp binary. */
   readonly binary: string;
-  /** Directory for kcp's state; a fresh temporary one when absent. */
+  /** Directory for kcp's state; a fresh temporary one, memory-backed where the machine has one (see memory-dir.ts), when absent. */
   readonly dir?: string;
   /** Keep `dir` after stop (the demo does). Default false. */
   readonly keepDir?: boolean;
@@ -74,7 +74,7 @@ export class KcpServer {
   ) {}
 
   static async start(options: KcpServerOptions): Promise<KcpServer> {
-    const dir = options.dir ?? mkdtempSync(join(tmpdir(), "edgeconnect-kcp-"));
+    const dir = options.dir ?? mkdtempSync(join(memoryBackedTmpdir(), "edgeconnect-kcp-"));
     options.reaper?.removeOnExit(dir);
     try {
       // Before the first launch: a retry on other ports keeps the same tokens.
