@@ -5,10 +5,10 @@
  * kube-apiserver behind the simulated CCE clusters.
  *
  * Each story is one tenant in a workspace (and an OTC account) of its own.
- * The stories are split over three files (provider-controller-lifecycle,
- * -input and -faults) so that they run side by side, each file on its own
- * Jest worker's servers with a Platform of its own; this module is what the
- * three share: the Platform's start and stop, and the tenant's helpers.
+ * The stories are split over four files (provider-controller-lifecycle,
+ * -capacity, -input and -faults) so that they run side by side, each file on
+ * its own Jest worker's servers with a Platform of its own; this module is
+ * what they share: the Platform's start and stop, and the tenant's helpers.
  */
 import { afterAll, beforeAll, describe } from "@jest/globals";
 import { randomBytes } from "node:crypto";
