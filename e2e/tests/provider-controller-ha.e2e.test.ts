@@ -91,6 +91,13 @@ describeInfra("provider-controller sharded over three replicas", () => {
     return identity;
   }
 
+  /** Every replica's log lines about asking CCE for a kubeconfig certificate, and how those calls ended. */
+  function certificateCalls(): string {
+    return [0, 1, 2]
+      .flatMap((index) => platform.replica(index).logTail(100_000).split("\n").filter((line) => /kubeconfig certificate|kubeconfig call ended/.test(line)).map((line) => `replica ${index}: ${line}`))
+      .join("\n");
+  }
+
   /** Waits until no slot Lease names `identity` and every slot is held; how long that took from `since`. */
   async function takenOver(identity: string, since: number, timeoutMs: number): Promise<number> {
     await eventually(
@@ -153,6 +160,8 @@ describeInfra("provider-controller sharded over three replicas", () => {
     // provider reads short-lived ones for its connection details: those are not ours).
     expect(cceCreates()).toBe(orders.length);
     const tenantCertificates = [...platform.otc.state.certificatesIssued.values()].map((byDays) => byDays.get(KUBECONFIG_VALIDITY_DAYS) ?? 0);
+    // Which replica asked when, and how each call ended: what tells a handover's double issuance from a lost answer.
+    if (tenantCertificates.some((count) => count !== 1)) process.stderr.write(`provider-controller HA: certificate calls of the replicas:\n${certificateCalls()}\n`);
     expect(tenantCertificates).toEqual(orders.map(() => 1));
 
     // Take-over: a dead replica's slots once their Leases expire (two Lease durations at most), a departing one's at once.

@@ -140,6 +140,29 @@ describe("OtcClient", () => {
       expect(String(error)).toContain("no complete answer within 50 ms");
       expect(attempts).toBe(1);
     });
+
+    it("waits for a late answer until the caller's deadline, not the per-attempt timeout, when the caller gives one", async () => {
+      // A slow CCE: cutting the attempt off at the client's timeout would lose the certificate it issued.
+      let issued = 0;
+      const late = createServer((_request, response) => {
+        issued++;
+        setTimeout(() => response.end(JSON.stringify({ issued })), 300);
+      });
+      await new Promise<void>((resolve) => late.listen(0, "127.0.0.1", resolve));
+      const slow = testClient(`http://127.0.0.1:${(late.address() as AddressInfo).port}`, { retry: { attempts: 3 }, timeoutMs: 50, sleep: async () => undefined });
+      try {
+        const answer = await slow.request("cce", "POST", "/api/v3/projects/p/clusters/c1/clustercert", { body: { duration: 30 }, once: true, signal: AbortSignal.timeout(10_000) });
+        expect(answer).toEqual({ issued: 1 });
+        // The deadline still ends it: the caller's, with its reason.
+        const error = await slow.request("cce", "POST", "/api/v3/projects/p/clusters/c1/clustercert", { body: { duration: 30 }, once: true, signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
+        expect(error).toMatchObject({ name: "TimeoutError" });
+        expect(issued).toBe(2);
+      } finally {
+        slow.close();
+        late.closeAllConnections();
+        await new Promise<void>((resolve) => late.close(() => resolve()));
+      }
+    });
   });
 
   it("honours an HTTP-date Retry-After", async () => {

@@ -119,7 +119,11 @@ export interface OtcRequestOptions extends OtcCallOptions {
    * whether it did (CCE's `clustercert` issues a certificate per call):
    * it is retried only after an answer that says it was not acted on
    * (429: throttled by the gateway) or when no connection was made. A
-   * lost answer, a 5xx or a timeout ends the call instead. Default false.
+   * lost answer, a 5xx or a timeout ends the call instead. Given a
+   * `signal`, its attempt is bounded by that signal alone, not by the
+   * per-attempt `timeoutMs`: cutting off a slow answer is what loses a
+   * certificate that was issued, so the caller's deadline (its whole
+   * window for the call) is the only bound. Default false.
    */
   readonly once?: boolean;
 }
@@ -299,7 +303,8 @@ export class OtcClient {
       try {
         const token = password === undefined ? undefined : await this.token(password, signal);
         const sent = token === undefined ? headers : { ...headers, "X-Auth-Token": token.value };
-        const response = await abortable(this.send(method, url, sent, body, signal, token === undefined ? this.accessKeys : undefined), signal);
+        const attemptTimeoutMs = once && signal !== undefined ? undefined : this.timeoutMs;
+        const response = await abortable(this.send(method, url, sent, body, signal, token === undefined ? this.accessKeys : undefined, attemptTimeoutMs), signal);
         if (response.status >= 200 && response.status < 300) return response;
         if (response.status === 401 && token !== undefined && !renewed) {
           renewed = true;
@@ -338,8 +343,16 @@ export class OtcClient {
     return Math.round(ceiling / 2 + (this.random() * ceiling) / 2);
   }
 
-  /** One attempt, signed with `accessKeys` when given. */
-  private send(method: string, url: URL, headers: Record<string, string>, body: string, signal: AbortSignal | undefined, accessKeys: Credentials | undefined): Promise<RawResponse> {
+  /** One attempt, signed with `accessKeys` when given, ended after `timeoutMs` unless that is undefined (then `signal` bounds it). */
+  private send(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal | undefined,
+    accessKeys: Credentials | undefined,
+    timeoutMs: number | undefined,
+  ): Promise<RawResponse> {
     const bytes = Buffer.from(body, "utf8");
     const named = this.options.userAgent === undefined ? headers : { ...headers, "User-Agent": this.options.userAgent };
     const signed = accessKeys === undefined ? { ...named } : signRequest({ method, url, headers: named, body: bytes }, accessKeys, this.now());
@@ -354,8 +367,10 @@ export class OtcClient {
         res.on("error", reject);
         res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
       });
-      const timer = setTimeout(() => req.destroy(new Error(`no complete answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      req.on("close", () => clearTimeout(timer));
+      if (timeoutMs !== undefined) {
+        const timer = setTimeout(() => req.destroy(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs);
+        req.on("close", () => clearTimeout(timer));
+      }
       req.on("error", reject);
       req.end(bytes);
     });
