@@ -55,11 +55,15 @@ interface Observed {
 }
 
 /**
- * The same on both servers: leader election as the chart ships it; no orphan
+ * The same on both servers: leader election as the chart ships it, renewed
+ * as often (every 2 s) but with a renew deadline of 45 s instead of 10: the
+ * recording proxy runs in this Jest worker beside another suite's, and a
+ * renewal it held up past 10 s ended the controller (its Lease lost) in two
+ * full runs; the requests compared are the same at either deadline. No orphan
  * audit, which is not a tenant flow and, on the infrastructure cluster both
  * runs share, would look up the other run's tenants.
  */
-const CONTROLLER_ARGS = ["--leader-elect=true", "--orphan-audit-interval=0"];
+const CONTROLLER_ARGS = ["--leader-elect=true", "--leader-elect-lease-duration=60s", "--leader-elect-renew-deadline=45s", "--orphan-audit-interval=0"];
 const PROVIDER_WORKSPACE_RESOURCES = ["/apiexportendpointslices", "/providermachineflavors", "/leases"];
 const TIMING_DEPENDENT = new Set(["patch virtual-workspace cluster /v1/events application/merge-patch+json"]);
 

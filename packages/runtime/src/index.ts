@@ -161,7 +161,10 @@ export { FlagError, parseCommandLine, parseDuration, positiveInteger, type Comma
 export {
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
   DEFAULT_METRICS_BIND_ADDRESS,
+  leaseTimings,
+  leaseTimingUsage,
   parseRuntimeFlags,
+  type LeaseTimings,
   type RuntimeFlagDefaults,
   type RuntimeFlags,
 } from "./observability/flags.js";

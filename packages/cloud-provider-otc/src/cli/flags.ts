@@ -12,7 +12,7 @@
  * `-name` to turn one off. Routes are not implemented (the CNI owns them):
  * naming the route controller is accepted and reported, not an error.
  */
-import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
+import { FlagError, leaseTimings, leaseTimingUsage, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 import { PROVIDER_NAME } from "../instances/provider-id.js";
 
 export { FlagError };
@@ -31,7 +31,7 @@ const CONTROLLER_ALIASES: ReadonlyMap<string, ControllerName | "route"> = new Ma
   ["node-route-controller", "route"],
 ]);
 
-export interface CcmFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect"> {
+export interface CcmFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs"> {
   readonly cloudConfig?: string;
   readonly clusterName?: string;
   readonly kubeconfig?: string;
@@ -40,9 +40,6 @@ export interface CcmFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "hea
   readonly routeRequested: boolean;
   readonly leaderElectNamespace: string;
   readonly leaderElectName: string;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
   readonly nodeMonitorPeriodMs: number;
   readonly nodeStatusUpdateFrequencyMs: number;
   readonly concurrentServiceSyncs: number;
@@ -57,9 +54,6 @@ type ValueFlag =
   | "controllers"
   | "leader-elect-resource-namespace"
   | "leader-elect-resource-name"
-  | "leader-elect-lease-duration"
-  | "leader-elect-renew-deadline"
-  | "leader-elect-retry-period"
   | "node-monitor-period"
   | "node-status-update-frequency"
   | "concurrent-service-syncs";
@@ -72,9 +66,6 @@ const VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>([
   "controllers",
   "leader-elect-resource-namespace",
   "leader-elect-resource-name",
-  "leader-elect-lease-duration",
-  "leader-elect-renew-deadline",
-  "leader-elect-retry-period",
   "node-monitor-period",
   "node-status-update-frequency",
   "concurrent-service-syncs",
@@ -90,10 +81,7 @@ export const USAGE = `Usage: otc-cloud-controller-manager [flags]
   --leader-elect[=BOOL]                    default true
   --leader-elect-resource-namespace=NS     default kube-system
   --leader-elect-resource-name=NAME        default cloud-controller-manager
-  --leader-elect-lease-duration=DURATION   default 15s
-  --leader-elect-renew-deadline=DURATION   default 10s
-  --leader-elect-retry-period=DURATION     default 2s
-  --node-monitor-period=DURATION           node lifecycle checks; default 5s
+${leaseTimingUsage(43)}  --node-monitor-period=DURATION           node lifecycle checks; default 5s
   --node-status-update-frequency=DURATION  node address refresh; default 5m
   --concurrent-service-syncs=N             default 1
   --metrics-bind-address=ADDR              default :8080; 0 disables
@@ -113,7 +101,7 @@ export function parseCcmFlags(argv: readonly string[]): CcmFlags {
   }
   const { controllers, routeRequested } = parseControllers(line.value("controllers") ?? "*");
   const duration = (flag: ValueFlag, fallback: string): number => parseDuration(`--${flag}`, line.value(flag) ?? fallback);
-  const flags: CcmFlags = {
+  return {
     metricsBindAddress: runtime.metricsBindAddress,
     healthProbeBindAddress: runtime.healthProbeBindAddress,
     leaderElect: runtime.leaderElect,
@@ -124,18 +112,12 @@ export function parseCcmFlags(argv: readonly string[]): CcmFlags {
     routeRequested,
     leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? "kube-system",
     leaderElectName: line.value("leader-elect-resource-name") ?? "cloud-controller-manager",
-    leaseDurationMs: duration("leader-elect-lease-duration", "15s"),
-    renewDeadlineMs: duration("leader-elect-renew-deadline", "10s"),
-    retryPeriodMs: duration("leader-elect-retry-period", "2s"),
+    ...leaseTimings(runtime),
     nodeMonitorPeriodMs: duration("node-monitor-period", "5s"),
     nodeStatusUpdateFrequencyMs: duration("node-status-update-frequency", "5m"),
     concurrentServiceSyncs: positiveInteger("--concurrent-service-syncs", line.value("concurrent-service-syncs") ?? "1"),
     help,
   };
-  if (flags.renewDeadlineMs >= flags.leaseDurationMs) {
-    throw new FlagError("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration");
-  }
-  return flags;
 }
 
 function parseControllers(list: string): { controllers: Set<ControllerName>; routeRequested: boolean } {

@@ -13,6 +13,7 @@ import {
   combineHandlers,
   EventRecorder,
   leaseElection,
+  leaseTimings,
   Reflector,
   RuntimeMetrics,
   runManager,
@@ -125,9 +126,7 @@ export async function runControllerManager(options: ControllerManagerOptions, si
                 identity: options.identity,
                 metrics,
                 logger,
-                leaseDurationMs: flags.leaseDurationMs,
-                renewDeadlineMs: flags.renewDeadlineMs,
-                retryPeriodMs: flags.retryPeriodMs,
+                ...leaseTimings(flags),
               }),
             }
           : {}),

@@ -29,6 +29,9 @@ describe("parseProviderFlags as openMCP's ClusterProvider runs the image", () =>
       maxConcurrentReconciles: 4,
       accessNamespace: "openmcp-access",
       leaderElectNamespace: "kube-system",
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
     });
   });
 
@@ -70,6 +73,9 @@ describe("parseProviderFlags as openMCP's ClusterProvider runs the image", () =>
         "0",
         "--leader-elect=true",
         "--leader-elect-resource-namespace=capi-leases",
+        "--leader-elect-lease-duration=30s",
+        "--leader-elect-renew-deadline=20s",
+        "--leader-elect-retry-period=4s",
       ),
     ).toEqual({
       command: "run",
@@ -83,6 +89,9 @@ describe("parseProviderFlags as openMCP's ClusterProvider runs the image", () =>
       maxConcurrentReconciles: 2,
       accessNamespace: "team-access",
       leaderElectNamespace: "capi-leases",
+      leaseDurationMs: 30_000,
+      renewDeadlineMs: 20_000,
+      retryPeriodMs: 4_000,
     });
   });
 

@@ -7,7 +7,7 @@
  * Configuration beyond that lives in ProviderConfigs, and for init in an
  * optional file (`--config`) the ClusterProvider mounts.
  */
-import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
+import { FlagError, leaseTimings, leaseTimingUsage, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 import { isDnsLabel } from "@edgeconnect/provisioning";
 import { DEFAULT_ACCESS_NAMESPACE } from "../access/token-access.js";
 import { configNameRoom, MAX_PROFILE_NAME } from "../openmcp/profile-naming.js";
@@ -29,7 +29,7 @@ export interface InitFlags extends CommonFlags {
   readonly timeoutMs: number;
 }
 
-export interface RunFlags extends CommonFlags, Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect"> {
+export interface RunFlags extends CommonFlags, Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs"> {
   readonly command: "run";
   readonly maxConcurrentReconciles: number;
   /** The namespace in workload clusters that holds the ServiceAccounts of granted AccessRequests. */
@@ -57,7 +57,7 @@ run:
   --access-namespace=NS                namespace in workload clusters for AccessRequests' ServiceAccounts; default ${DEFAULT_ACCESS_NAMESPACE}
   --leader-elect[=BOOL]                default false
   --leader-elect-resource-namespace=NS default: $POD_NAMESPACE, else kube-system
-  --metrics-bind-address=ADDR          default :8080; 0 disables
+${leaseTimingUsage(39)}  --metrics-bind-address=ADDR          default :8080; 0 disables
   --metrics-secure=false               accepted as openMCP passes it; metrics are served over plain HTTP
   --health-probe-bind-address=ADDR     /healthz and /readyz; default :8081; 0 disables
   --help
@@ -75,9 +75,10 @@ export function parseProviderFlags(argv: readonly string[], env: Readonly<Record
   const line = parseCommandLine(runtime?.rest ?? rest, command === "init" ? INIT : RUN);
   if (line.help) return { command: "help", help: true };
   const common = commonFlags(line.value.bind(line));
-  if (command === "init") {
+  // The runtime's flags are run's alone.
+  if (runtime === undefined) {
     const config = line.value("config");
-    return { ...common, command, ...(config === undefined ? {} : { config }), timeoutMs: parseDuration("--timeout", line.value("timeout") ?? "10m") };
+    return { ...common, command: "init", ...(config === undefined ? {} : { config }), timeoutMs: parseDuration("--timeout", line.value("timeout") ?? "10m") };
   }
   const secure = line.value("metrics-secure");
   if (secure !== undefined && !["false", "0", "f", "F", "FALSE", "False"].includes(secure)) {
@@ -87,10 +88,11 @@ export function parseProviderFlags(argv: readonly string[], env: Readonly<Record
   if (!isDnsLabel(accessNamespace)) throw new FlagError(`--access-namespace: ${JSON.stringify(accessNamespace)} is not a namespace name`);
   return {
     ...common,
-    command,
-    metricsBindAddress: runtime?.metricsBindAddress ?? "",
-    healthProbeBindAddress: runtime?.healthProbeBindAddress ?? "",
-    leaderElect: runtime?.leaderElect ?? false,
+    command: "run",
+    metricsBindAddress: runtime.metricsBindAddress,
+    healthProbeBindAddress: runtime.healthProbeBindAddress,
+    leaderElect: runtime.leaderElect,
+    ...leaseTimings(runtime),
     maxConcurrentReconciles: positiveInteger("--max-concurrent-reconciles", line.value("max-concurrent-reconciles") ?? "4"),
     accessNamespace,
     leaderElectNamespace: line.value("leader-elect-resource-namespace") ?? (env.POD_NAMESPACE || "kube-system"),

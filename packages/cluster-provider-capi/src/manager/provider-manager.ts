@@ -20,6 +20,7 @@ import {
   enqueueObject,
   EventRecorder,
   leaseElection,
+  leaseTimings,
   Reflector,
   requestFor,
   RuntimeMetrics,
@@ -154,7 +155,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
         sources,
         controllers: [configController, clusterController, accessController],
         ...(flags.leaderElect
-          ? { leaderElector: leaseElection({ client, namespace: flags.leaderElectNamespace, name: `${COMPONENT}-${flags.providerName}`, identity: options.identity, metrics, logger }) }
+          ? { leaderElector: leaseElection({ client, namespace: flags.leaderElectNamespace, name: `${COMPONENT}-${flags.providerName}`, identity: options.identity, ...leaseTimings(flags), metrics, logger }) }
           : {}),
         ...(options.onListening ? { onListening: options.onListening } : {}),
       },

@@ -23,7 +23,7 @@ import {
   Reaper,
   resolveControlPlaneBinaries,
 } from "@edgeconnect/testenv";
-import type { RunFlags } from "../cli/flags.js";
+import { parseProviderFlags } from "../cli/flags.js";
 import { runProviderManager } from "../manager/provider-manager.js";
 import type { WorkloadClusters } from "../access-request/workload-cluster.js";
 
@@ -68,19 +68,20 @@ export interface RunningProvider {
 
 /** The provider's `run` in this process, as `--environment=test --provider-name=capi` (or `providerName`) with metrics and probes off. */
 export function runProvider(platform: Platform, options: { readonly workloads?: WorkloadClusters; readonly logName?: string; readonly providerName?: string } = {}): RunningProvider {
-  const flags: RunFlags = {
-    command: "run",
-    environment: ENVIRONMENT,
-    providerName: options.providerName ?? PROVIDER_NAME,
-    verbosity: "DEBUG",
-    help: false,
-    metricsBindAddress: "0",
-    healthProbeBindAddress: "0",
-    leaderElect: false,
-    maxConcurrentReconciles: 4,
-    accessNamespace: "openmcp-access",
-    leaderElectNamespace: "kube-system",
-  };
+  const flags = parseProviderFlags(
+    [
+      "run",
+      `--environment=${ENVIRONMENT}`,
+      `--provider-name=${options.providerName ?? PROVIDER_NAME}`,
+      "--verbosity=DEBUG",
+      "--metrics-bind-address=0",
+      "--health-probe-bind-address=0",
+      "--access-namespace=openmcp-access",
+      "--leader-elect-resource-namespace=kube-system",
+    ],
+    {},
+  );
+  if (flags.command !== "run") throw new Error("the provider's run flags parsed as another command");
   const stop = new AbortController();
   const destination = e2eLogStream(options.logName ?? "cluster-provider-capi");
   const logger = createLogger({ level: "debug", ...(destination === undefined ? {} : { destination }) });

@@ -9,9 +9,9 @@
  */
 import { API_EXPORT_NAME } from "@edgeconnect/api";
 import { DEFAULT_MAX_CLUSTERS_PER_WORKSPACE } from "../tenant/cluster-quota.js";
-import { FlagError, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
+import { FlagError, leaseTimings, leaseTimingUsage, parseCommandLine, parseDuration, parseRuntimeFlags, positiveInteger, type RuntimeFlags } from "@edgeconnect/runtime";
 
-export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect"> {
+export interface ProviderControllerFlags extends Pick<RuntimeFlags, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs"> {
   /** Kubeconfig whose current context points at the provider workspace (`/clusters/<path>`). */
   readonly kcpKubeconfig: string;
   readonly apiExportEndpointSlice: string;
@@ -85,7 +85,7 @@ export const USAGE = `Usage: provider-controller [flags]
   --leader-elect[=BOOL]                    default false
   --leader-elect-resource-namespace=NS     Lease namespace in the provider workspace on kcp; default kube-system
   --leader-elect-resource-name=NAME        default provider-controller; with --sharded, the prefix of the shard Leases
-  --sharded[=BOOL]                         every replica reconciles a share of the tenants, by slot Leases in the
+${leaseTimingUsage(43)}  --sharded[=BOOL]                         every replica reconciles a share of the tenants, by slot Leases in the
                                            leader-elect namespace; instead of --leader-elect; default false
   --shard-slots=N                          slots the tenants are spread over, the same on every replica; default 32
   --cluster-api[=BOOL]                     offer ClusterAPI clusters from the template sets (capi.clusters.openmcp.cloud
@@ -116,6 +116,7 @@ export function parseProviderControllerFlags(argv: readonly string[]): ProviderC
     metricsBindAddress: runtime.metricsBindAddress,
     healthProbeBindAddress: runtime.healthProbeBindAddress,
     leaderElect: runtime.leaderElect,
+    ...leaseTimings(runtime),
     kcpKubeconfig: kcpKubeconfig ?? "",
     apiExportEndpointSlice: line.value("apiexport-endpoint-slice") ?? API_EXPORT_NAME,
     ...(infraKubeconfig === undefined ? {} : { infraKubeconfig }),

@@ -23,6 +23,7 @@ import {
   enqueueObject,
   EventRecorder,
   leaseElection,
+  leaseTimings,
   Reflector,
   releaseTenantSecrets,
   RuntimeMetrics,
@@ -147,6 +148,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
         group: flags.leaderElectName,
         identity: options.identity,
         slots: flags.shardSlots,
+        ...leaseTimings(flags),
         onError: (err) => logger.warn({ err }, "shard Lease round failed; slots not renewed in time are given up"),
       })
     : undefined;
@@ -232,6 +234,7 @@ export async function runProviderManager(options: ProviderManagerOptions, signal
         namespace: flags.leaderElectNamespace,
         name: flags.leaderElectName,
         identity: options.identity,
+        ...leaseTimings(flags),
         metrics,
         logger,
       })
