@@ -35,6 +35,14 @@ describe("RestClient", () => {
           res.end('"object":{"metadata":{"resourceVersion":"7"}}}\n');
           return;
         }
+        if (path === "/paged") {
+          // Five items, served `limit` at a time from the offset the continue token names.
+          const query = new URL(url, "http://x").searchParams;
+          const from = Number(query.get("continue") ?? "0");
+          const to = Math.min(5, from + Number(query.get("limit") ?? "5"));
+          const items = Array.from({ length: to - from }, (_, i) => ({ metadata: { name: `item-${from + i}` } }));
+          return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ metadata: to < 5 ? { continue: String(to) } : {}, items }));
+        }
         if (path === "/busy") {
           res.writeHead(429, { "content-type": "application/json", "retry-after": "3" });
           return void res.end('{"kind":"Status","reason":"TooManyRequests","message":"slow down"}');
@@ -99,6 +107,13 @@ describe("RestClient", () => {
 
   it("returns text answers as text", async () => {
     expect(await client.request("GET", "/readyz")).toBe("ok");
+  });
+
+  it("lists every page of a list, each a call of its own with the caller's query", async () => {
+    seen.length = 0;
+    const items = await client.listAll<{ metadata: { name: string } }>("/paged", { pageSize: 2, query: { labelSelector: "a=b" } });
+    expect(items.map((item) => item.metadata.name)).toEqual(["item-0", "item-1", "item-2", "item-3", "item-4"]);
+    expect(seen.map((s) => new URL(s.url, "http://x").search)).toEqual(["?labelSelector=a%3Db&limit=2", "?labelSelector=a%3Db&limit=2&continue=2", "?labelSelector=a%3Db&limit=2&continue=4"]);
   });
 
   it("throws HttpStatusError with status and body on non-2xx", async () => {

@@ -80,6 +80,9 @@ export interface ObjectMeta {
   [key: string]: unknown;
 }
 
+/** `listAll`'s page size unless told: client-go's pager's default. */
+export const DEFAULT_PAGE_SIZE = 500;
+
 export interface KubeList<T = KubeObject> {
   metadata: { resourceVersion?: string; continue?: string };
   items: T[];
@@ -198,6 +201,26 @@ export class RestClient {
 
   async list<T = KubeObject>(path: string, options?: RequestOptionsLite): Promise<KubeList<T>> {
     return this.request<KubeList<T>>("GET", path, options);
+  }
+
+  /**
+   * Every item of a list, asked for `pageSize` at a time (`limit` and
+   * `continue`), each page a call with a deadline of its own: one answer
+   * holding every object of a large cluster can outlast any deadline. A
+   * continue token that expired (410: the snapshot was compacted) fails
+   * the call, for the caller's next round to start over.
+   */
+  async listAll<T = KubeObject>(path: string, options: RequestOptionsLite & { readonly pageSize?: number } = {}): Promise<T[]> {
+    const { pageSize = DEFAULT_PAGE_SIZE, query, ...rest } = options;
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.list<T>(path, { ...rest, query: { ...query, limit: pageSize, continue: token } });
+      // Some servers encode an empty list's items as null.
+      items.push(...(page.items ?? []));
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return items;
   }
 
   async create<T = KubeObject>(path: string, body: unknown, options: CallOptions = {}): Promise<T> {

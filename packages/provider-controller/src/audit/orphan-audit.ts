@@ -6,7 +6,7 @@
  * as teardown would (orphans.ts decides what).
  *
  * Each audit lists our objects on the infrastructure cluster from the API
- * server, then finds out whether each owner still exists: from the cache
+ * server (in pages, each call with its deadline), then finds out whether each owner still exists: from the cache
  * where it shows the owner, else by asking the owner's workspace live, a few
  * calls at a time (owner-presence.ts). It decides nothing while the
  * APIExport source has not synced every shard, and an owner counts as absent
@@ -92,9 +92,9 @@ export class OrphanAudit {
     const infra = this.options.infra.withTimeout(this.timeoutMs).withSignal(signal);
     const labelSelector = `${MANAGED_BY_LABEL}=${MANAGED_BY}`;
     const owned: Listed[] = (
-      await Promise.all(AUDITED_KINDS.map(async (kind) => (await infra.list<KubeObject>(kindPath(kind), { query: { labelSelector } })).items.map((obj) => ({ kind, obj }))))
+      await Promise.all(AUDITED_KINDS.map(async (kind) => (await infra.listAll<KubeObject>(kindPath(kind), { query: { labelSelector } })).map((obj) => ({ kind, obj }))))
     ).flat().filter(({ obj }) => this.serves(obj.metadata?.namespace));
-    const namespaces = (await infra.list<KubeObject>(kindPath(NAMESPACES), { query: { labelSelector } })).items.filter((ns) => this.serves(ns.metadata?.name));
+    const namespaces = (await infra.listAll<KubeObject>(kindPath(NAMESPACES), { query: { labelSelector } })).filter((ns) => this.serves(ns.metadata?.name));
     const { clusters, workspaces: present, asked } = await ownerPresence(
       owners(owned),
       workspaces(namespaces),
