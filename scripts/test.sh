@@ -19,11 +19,11 @@ step "building helm and the Go peer in the background"
 nice -n 10 node packages/testenv/dist/cli/ensure-binaries.js helm widget-controller-go > .cache/reports/background-binaries.log 2>&1 &
 background_binaries=$!
 # The simulator's Go tests need no server: they run beside the rest too,
-# with the flags and GOGC of its build (binaries.ts), so they reuse its
-# compiled packages instead of compiling the whole dependency graph again.
+# with the flags of its build (binaries.ts), so they reuse its compiled
+# packages instead of compiling the whole dependency graph again.
 step "running the Go tests of the Crossplane OTC provider simulator in the background"
 go_report=.cache/reports/go-test.jsonl
-(cd scripts/binaries/crossplane-otc-simulator && CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOGC="${GOGC:-400}" exec nice -n 10 go test -mod=readonly -trimpath -json ./...) \
+(cd scripts/binaries/crossplane-otc-simulator && CGO_ENABLED=0 GOFLAGS=-buildvcs=false exec nice -n 10 go test -mod=readonly -trimpath -json ./...) \
   > "$go_report" 2> .cache/reports/go-test.stderr &
 go_tests=$!
 # A check that fails ends the run: nothing started here outlives it.

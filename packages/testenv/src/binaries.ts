@@ -508,14 +508,6 @@ async function versionMatches(binary: string, spec: BinarySpec, pinned: PinnedVe
   }
 }
 
-/**
- * The compiler's garbage collector target for our builds, unless GOGC is set:
- * it collects a quarter as often, for memory the machine has. A cold build
- * of etcd (the standard library included) took 46.5 s instead of 53.3
- * (medians of three interleaved rounds on two cores, 2026-12-07).
- */
-const BUILD_GOGC = "400";
-
 async function build(
   spec: BinarySpec,
   pinned: PinnedVersions,
@@ -537,7 +529,7 @@ async function build(
       ["build", "-mod=readonly", "-trimpath", `-ldflags=${linkFlags(spec.ldflags(stamped))}`, "-o", partial, spec.mainPackage],
       {
         cwd: dir,
-        env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-buildvcs=false", GOGC: process.env.GOGC ?? BUILD_GOGC },
+        env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-buildvcs=false" },
         maxBuffer: 64 * 1024 * 1024,
       },
     );
