@@ -9,7 +9,7 @@ import { ApiDiscovery, HttpStatusError, type DiscoveredResource, type KubeObject
 import { CLUSTER_NAMESPACE_INDEX, joinKey, Reflector, Store, type DeepReadonly, type EventHandlers, type ReflectorLogger, type Source } from "@edgeconnect/runtime";
 import { MANAGED_BY, MANAGED_BY_LABEL } from "@edgeconnect/provisioning";
 import { appliedAlready, withAppliedRecord } from "./applied-record.js";
-import { InfrastructureReachability } from "./reachability.js";
+import { FAILURES_TO_UNREACHABLE, InfrastructureReachability, PROBE_INTERVAL_MS, PROBE_TIMEOUT_MS } from "./reachability.js";
 
 export const FIELD_MANAGER = "provider-controller";
 
@@ -33,6 +33,25 @@ export function kindPath(kind: InfraKind, namespace?: string, name?: string): st
 export const NAMESPACES: InfraKind = { apiVersion: "v1", kind: "Namespace", plural: "namespaces" };
 export const SECRETS: InfraKind = { apiVersion: "v1", kind: "Secret", plural: "secrets" };
 
+/**
+ * How long after the start a cache that has not listed yet makes a
+ * reconcile wait rather than tell the tenant: as long as the probe takes to
+ * find a cluster that never answers gone. A process just restarted (a
+ * rollout, a crash) has not listed yet, and telling every tenant then that
+ * the infrastructure is unreachable turned Ready clusters Unknown at each
+ * restart of a chaos run; past this, caches that still cannot list (an
+ * outage since the start, RBAC that forbids the list) are told.
+ */
+export const LIST_GRACE_MS = FAILURES_TO_UNREACHABLE * (PROBE_INTERVAL_MS + PROBE_TIMEOUT_MS);
+
+/**
+ * Whether a reconcile may act on the infrastructure caches now. Not
+ * available: `since` when the probe found the cluster gone; `listing` while
+ * the caches have not listed yet within `LIST_GRACE_MS` of the start (the
+ * reconcile waits, saying nothing); neither once they still have not.
+ */
+export type Availability = { readonly available: true } | { readonly available: false; readonly since?: Date; readonly listing?: true };
+
 /** A kind as the API server's discovery serves it. */
 export type ServedKind = DiscoveredResource;
 
@@ -55,12 +74,16 @@ export class InfrastructureCluster {
   private readonly reachability: InfrastructureReachability;
   private readonly probing = new AbortController();
   private probed: Promise<void> | undefined;
+  private readonly now: () => number;
+  private readonly startedAt: number;
 
   constructor(
     private readonly client: RestClient,
     private readonly logger?: ReflectorLogger & { info(obj: object, msg: string): void },
-    options: { readonly onReachabilityChange?: (reachable: boolean) => void; readonly probeIntervalMs?: number } = {},
+    options: { readonly onReachabilityChange?: (reachable: boolean) => void; readonly probeIntervalMs?: number; readonly now?: () => number } = {},
   ) {
+    this.now = options.now ?? (() => performance.now());
+    this.startedAt = this.now();
     this.discovery = new ApiDiscovery(client);
     this.reachability = new InfrastructureReachability({
       client,
@@ -70,14 +93,11 @@ export class InfrastructureCluster {
     });
   }
 
-  /**
-   * Whether a reconcile may act on the caches: every one has listed, and
-   * the API server answers now. Otherwise since when it does not (`since`),
-   * or undefined while the caches have never listed.
-   */
-  availability(): { readonly available: true } | { readonly available: false; readonly since?: Date } {
+  /** Whether a reconcile may act on the caches: every one has listed, and the API server answers now (see `Availability`). */
+  availability(): Availability {
     if (!this.reachability.reachable) return { available: false, since: this.reachability.since };
-    return [...this.reflectors.values()].every((source) => source.hasSynced) ? { available: true } : { available: false };
+    if ([...this.reflectors.values()].every((source) => source.hasSynced)) return { available: true };
+    return this.now() - this.startedAt < LIST_GRACE_MS ? { available: false, listing: true } : { available: false };
   }
 
   /** Another cache of this cluster, counted in `availability` and started with the others. */

@@ -33,6 +33,8 @@ export const FINALIZER = "platform.edgeconnect.eu/provider-controller";
 
 /** How soon a cluster is looked at again while the infrastructure does not answer: a safety net, its return wakes every cluster. */
 export const UNREACHABLE_RECHECK_MS = 30_000;
+/** How soon a cluster is looked at again while the infrastructure caches list after a start. */
+export const LISTING_RECHECK_MS = 1_000;
 
 export interface KubernetesClusterReconcilerOptions extends ProvisionContext {
   readonly recorder: EventRecorder;
@@ -53,7 +55,8 @@ export class KubernetesClusterReconciler implements Reconciler<ClusterScope> {
     const path = kubernetesClusterPath(request.namespace, request.name);
     const backend = kc.spec?.providerRef.type === "ClusterAPI" ? CLUSTER_API : OTC;
     const infrastructure = this.options.infra.availability();
-    if (!infrastructure.available) return this.unreachable(pass, kc, backend.steps, infrastructure.since);
+    // Caches that are still listing after a start: looked at again soon, and the tenant's status left as it was.
+    if (!infrastructure.available) return infrastructure.listing ? { requeueAfterMs: LISTING_RECHECK_MS } : this.unreachable(pass, kc, backend.steps, infrastructure.since);
     return finalize(
       scope.client,
       path,
