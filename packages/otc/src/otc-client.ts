@@ -298,12 +298,12 @@ export class OtcClient {
   ): Promise<RawResponse> {
     let renewed = false;
     let attempt = 1;
+    const attemptTimeoutMs = once && signal !== undefined ? undefined : this.timeoutMs;
     for (;;) {
       let error: OtcApiError;
       try {
         const token = password === undefined ? undefined : await this.token(password, signal);
         const sent = token === undefined ? headers : { ...headers, "X-Auth-Token": token.value };
-        const attemptTimeoutMs = once && signal !== undefined ? undefined : this.timeoutMs;
         const response = await abortable(this.send(method, url, sent, body, signal, token === undefined ? this.accessKeys : undefined, attemptTimeoutMs), signal);
         if (response.status >= 200 && response.status < 300) return response;
         if (response.status === 401 && token !== undefined && !renewed) {

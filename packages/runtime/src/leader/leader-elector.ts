@@ -23,6 +23,9 @@ import { realClock, type Clock, type TimerHandle } from "../queue/clock.js";
 import { LeaseHolder } from "./lease-holder.js";
 import type { LeaseLock } from "./lease.js";
 
+/** client-go's (and controller-runtime's) Lease timings: the defaults of the elector, the shard coordinator and the flags. */
+export const DEFAULT_LEASE_TIMINGS = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
+
 export interface LeaderElectorOptions {
   readonly lock: LeaseLock;
   readonly identity: string;
@@ -53,9 +56,9 @@ export class LeaderElector {
   private leading = false;
 
   constructor(private readonly options: LeaderElectorOptions) {
-    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs;
+    this.retryPeriodMs = options.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs;
     if (this.renewDeadlineMs >= this.leaseDurationMs) {
       throw new Error("renewDeadlineMs must be shorter than leaseDurationMs");
     }

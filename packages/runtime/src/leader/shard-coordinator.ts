@@ -37,6 +37,7 @@ import { HttpStatusError, type RestClient } from "@edgeconnect/kcp-ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { realClock, type Clock, type TimerHandle } from "../queue/clock.js";
 import { settlesWithin } from "../reconcile/bounded-wait.js";
+import { DEFAULT_LEASE_TIMINGS } from "./leader-elector.js";
 import { LeaseHolder } from "./lease-holder.js";
 import { LeaseObservation } from "./lease-observation.js";
 import { LeaseLock, type Lease, type LeaseClient } from "./lease.js";
@@ -122,9 +123,9 @@ export class ShardCoordinator {
 
   constructor(private readonly options: ShardCoordinatorOptions) {
     this.slots = options.slots ?? 32;
-    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
-    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.leaseDurationMs = options.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs;
+    this.retryPeriodMs = options.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs;
     this.clock = options.clock ?? realClock;
     const holder = (name: string, role: string): LeaseHolder =>
       new LeaseHolder({

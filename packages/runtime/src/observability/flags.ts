@@ -7,6 +7,7 @@
  * Everything else is passed back for the binary's own parser.
  */
 
+import { DEFAULT_LEASE_TIMINGS } from "../leader/leader-elector.js";
 import { FlagError, parseBoolean, parseDuration } from "./command-line.js";
 
 /** Default of --metrics-bind-address. */
@@ -81,9 +82,9 @@ export function parseRuntimeFlags(argv: readonly string[], defaults: RuntimeFlag
     metricsBindAddress: defaults.metricsBindAddress ?? DEFAULT_METRICS_BIND_ADDRESS,
     healthProbeBindAddress: defaults.healthProbeBindAddress ?? DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
     leaderElect: defaults.leaderElect ?? false,
-    leaseDurationMs: defaults.leaseDurationMs ?? 15_000,
-    renewDeadlineMs: defaults.renewDeadlineMs ?? 10_000,
-    retryPeriodMs: defaults.retryPeriodMs ?? 2_000,
+    leaseDurationMs: defaults.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs,
+    renewDeadlineMs: defaults.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs,
+    retryPeriodMs: defaults.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs,
     rest: [],
   };
   for (let i = 0; i < argv.length; i++) {
