@@ -275,8 +275,6 @@ export function crossplaneOtcScenarios() {
       logFile,
       poll: "1s",
       asyncPollInterval: "100ms",
-      // The scenarios delete young MRs and retry failed creates: crossplane-runtime's 30 s would be waited out each time.
-      creationGracePeriod: "1s",
       reaper,
     });
     await createNamespace(namespace);

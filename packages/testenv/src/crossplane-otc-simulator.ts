@@ -26,12 +26,14 @@ export interface CrossplaneOtcSimulatorOptions {
    * after a create an MR whose object OTC does not show is requeued rather
    * than created again or, when deleted, released. Meant for cloud APIs
    * that list a new object late; the OTC simulator never does, and while a
-   * create runs the provider reports the object as existing anyway. So the
-   * full 30 s only holds back the retry of a failed create and the finalizer
-   * of an MR deleted young. Default crossplane-runtime's 30s: at 1s the
-   * sharded provider-controller e2e saw each tenant certificate issued 3-7
-   * times (it passes at 30s), so only suites that test the simulator's own
-   * behaviour set it shorter.
+   * create runs the provider reports the object as existing anyway. So here
+   * it only holds back the retry of a failed create and the finalizer of an
+   * MR deleted young: at 30 s, with the managed reconciler's requeue backoff
+   * (2, 8, 16, 32 s), a node pool deleted just after its creation was
+   * released 58 s later, and every suite's teardown waited on that. Default
+   * 1s. (At 1 s the sharded controller's e2e once saw a tenant certificate
+   * issued several times; that was the controller's own defect, fixed by
+   * claiming the certificate on the Secret, 602c125.)
    */
   readonly creationGracePeriod?: string;
   /** Watch this namespace only (suites sharing one cluster); default all. */
@@ -60,7 +62,7 @@ export class CrossplaneOtcSimulator {
             "--install-crds",
             `--poll=${options.poll ?? "10s"}`,
             `--async-poll-interval=${options.asyncPollInterval ?? "200ms"}`,
-            `--creation-grace-period=${options.creationGracePeriod ?? "30s"}`,
+            `--creation-grace-period=${options.creationGracePeriod ?? "1s"}`,
             `--health-probe-bind-address=127.0.0.1:${probePort}`,
             ...(options.namespace === undefined ? [] : [`--namespace=${options.namespace}`]),
           ],

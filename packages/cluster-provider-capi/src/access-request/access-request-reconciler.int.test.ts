@@ -702,10 +702,12 @@ describeInfra("access-request controller on a real platform and workload cluster
     await requestAccess("steady", { clusterRef: { namespace: NAMESPACE, name: "steady" }, token: { permissions: [listNamespaces] } });
     await waitForCondition("steady", "AccessUpToDate", "True", "UpToDate");
     const token = (await issued("steady")).token;
-    const connections = counted.connectedAt.length;
 
     await kube.request("PATCH", `${clusterPath("steady")}/status`, { body: { status: { phase: "Progressing" } }, contentType: MERGE });
     const progressing = await waitForCondition("steady", "ClusterReady", "False", "ClusterNotReady");
+    // Counted from here: passes of one request run one after another, so a pass queued before the grant's
+    // status write (whose cached request may not show Granted yet, and which reads objects again) is over.
+    const connections = counted.connectedAt.length;
     expect(progressing.status?.phase).toBe("Granted");
     expect(progressing.status?.secretRef?.name).toBe("steady.kubeconfig");
     expect(conditionOf(progressing, "AccessGranted")).toMatchObject({ status: "True", reason: "TokenIssued" });
