@@ -35,7 +35,7 @@ import {
 } from "@edgeconnect/capi-provider-api";
 import { OpenMcpPlatform, type Conditioned } from "@edgeconnect/demo";
 import type { KubeObject, RestClient } from "@edgeconnect/kcp-ts";
-import { connectFromEnv, eventually, holds, httpStatus, Reaper, waitUntilGone } from "@edgeconnect/testenv";
+import { connectFromEnv, eventually, holds, httpStatus, Reaper, SUITE_STARTUP_DURATION, waitUntilGone } from "@edgeconnect/testenv";
 
 const { state } = connectFromEnv();
 const ownCluster = state.infra.mode === "kube-apiserver" && !("skipped" in state.infra);
@@ -59,7 +59,7 @@ describeInfra("cluster-provider-capi on real Cluster API", () => {
     platform = await OpenMcpPlatform.start({ dir, environment: "e2e", reaper, log: (message) => console.error(message) });
     client = platform.client;
     initConfig = await platform.prepareAirGappedSources();
-    await platform.installInMemoryClusterClass();
+    await platform.installInMemoryClusterClass({ startupDuration: SUITE_STARTUP_DURATION });
   }, 900_000);
 
   afterAll(async () => {

@@ -40,6 +40,7 @@ import {
   parseManifests,
   Reaper,
   resolveControlPlaneBinaries,
+  SUITE_STARTUP_DURATION,
   waitUntilGone,
   type Workspace,
 } from "@edgeconnect/testenv";
@@ -72,7 +73,7 @@ describeInfra("provider-controller with Cluster API", () => {
     infra = management.adminClient();
     stack = await ClusterApiStack.start({ kubeApiServer: management, reaper, dir: join(dir, "cluster-api"), keepDir: true, resolve: { log: (message) => console.error(message) } });
     await applyCrds(infra, CRD_FILES.flatMap((file) => parseManifests(readFileSync(file, "utf8"))));
-    await installInMemoryClusterClass(infra);
+    await installInMemoryClusterClass(infra, { startupDuration: SUITE_STARTUP_DURATION });
     await applyManifests(infra, parseManifests(readFileSync(IN_MEMORY_PROVIDER_CONFIG, "utf8")));
     if ("skipped" in state.infra) throw new Error(state.infra.skipped);
     platform = await Platform.start({

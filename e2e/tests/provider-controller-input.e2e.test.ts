@@ -3,6 +3,9 @@
  * credentials beside a healthy tenant; credential rotation across OTC
  * projects; a ProviderConfig of the old naming.
  * The Platform and the helpers are e2e/src/provider-controller-stories.ts's.
+ *
+ * The stories run at the same time, as tenants do, each in workspaces and OTC
+ * accounts of its own; the last stops the controller, so it runs after them.
  */
 import { expect, it } from "@jest/globals";
 import { randomBytes } from "node:crypto";
@@ -16,7 +19,7 @@ describeProviderController("provider-controller (input)", () => {
   const stories = providerControllerStories();
   const { run, tenant, order, condition, ready, gone, live, tenantNamespace, infraNamespace } = stories;
 
-  it("answers bad input with a condition that says what to change, and creates nothing", async () => {
+  it.concurrent("answers bad input with a condition that says what to change, and creates nothing", async () => {
     const { ws, account } = await tenant("bad-input");
     await order(ws, account, { name: "no-secret", namespace: "missing", noSecret: true });
     const missing = await condition(ws, clusterPath("missing", "no-secret"), "CredentialsValid", "False", "SecretNotFound");
@@ -58,7 +61,7 @@ describeProviderController("provider-controller (input)", () => {
     }
   });
 
-  it("refuses a tenant namespace that another workspace holds, and touches nothing in it", async () => {
+  it.concurrent("refuses a tenant namespace that another workspace holds, and touches nothing in it", async () => {
     const { ws, account } = await tenant("collision");
     const namespace = tenantNamespace(ws);
     // What a fingerprint collision would look like: the namespace exists, made for another logical cluster.
@@ -79,7 +82,7 @@ describeProviderController("provider-controller (input)", () => {
     expect(after?.metadata?.deletionTimestamp).toBeUndefined();
   });
 
-  it("serves a healthy tenant while another stores 100 KB, 1 MiB, binary and many-line credentials, and never restarts", async () => {
+  it.concurrent("serves a healthy tenant while another stores 100 KB, 1 MiB, binary and many-line credentials, and never restarts", async () => {
     const pid = stories.platform.controllerPid;
     const hostile = await tenant("hostile");
     const healthy = await tenant("healthy");
@@ -124,7 +127,7 @@ describeProviderController("provider-controller (input)", () => {
     for (const [namespace] of variants) await gone(hostile.ws, clusterPath(namespace, "my-cluster"));
   });
 
-  it("keeps a cluster in the OTC account it was made in: a rotation within the project goes through, another project is refused", async () => {
+  it.concurrent("keeps a cluster in the OTC account it was made in: a rotation within the project goes through, another project is refused", async () => {
     const { ws, account } = await tenant("account");
     const other = stories.nextAccount();
     await order(ws, account);

@@ -3,6 +3,11 @@
  * ordered teardown; two tenants with the same namespace and name; unbinding.
  * Capacity running out is provider-controller-capacity.e2e.test.ts's.
  * The Platform and the helpers are e2e/src/provider-controller-stories.ts's.
+ *
+ * The stories run at the same time, as tenants do: each has workspaces and
+ * OTC accounts of its own, and what one checks of shared things (the
+ * controller's log, the infrastructure cluster's namespaces, OTC's request
+ * log) it picks by its own workspace or project.
  */
 import { expect, it } from "@jest/globals";
 import type { ProviderConfig } from "@edgeconnect/api";
@@ -13,9 +18,9 @@ import { API, clusterPath, describeProviderController, providerControllerStories
 
 describeProviderController("provider-controller (lifecycle)", () => {
   const stories = providerControllerStories();
-  const { tenant, order, condition, ready, gone, live, tenantNamespace, infraNamespace, kubeconfigClient } = stories;
+  const { tenant, order, condition, ready, gone, live, projectOf, tenantNamespace, infraNamespace, kubeconfigClient } = stories;
 
-  it("orders a cluster that ends Ready with a kubeconfig that works, scales it, and deletes it in order with nothing left", async () => {
+  it.concurrent("orders a cluster that ends Ready with a kubeconfig that works, scales it, and deletes it in order with nothing left", async () => {
     const { ws, account } = await tenant("lifecycle");
     const created = await order(ws, account);
     const kc = await ready(ws);
@@ -71,9 +76,11 @@ describeProviderController("provider-controller (lifecycle)", () => {
     await ws.client.delete(clusterPath("default", "my-cluster"));
     await gone(ws, clusterPath("default", "my-cluster"));
     expect(live(account)).toEqual({ vpcs: 0, subnets: 0, eips: 0, keypairs: 0, cceClusters: 0, nodePools: 0, servers: 0 });
+    // Every OTC path names the project: the other stories' calls are not this one's.
+    const project = projectOf(account);
     const deletes = stories.platform.otc.faults.requests
       .slice(before)
-      .filter((r) => r.method === "DELETE" && r.status < 300)
+      .filter((r) => r.method === "DELETE" && r.status < 300 && r.path.includes(project))
       .map((r) => (/nodepools/.test(r.path) ? "nodepool" : /clusters/.test(r.path) ? "cluster" : /subnets/.test(r.path) ? "subnet" : /vpcs/.test(r.path) ? "vpc" : "other"));
     const first = (what: (typeof deletes)[number]): number => deletes.indexOf(what);
     expect(first("nodepool")).toBeGreaterThanOrEqual(0);
@@ -85,7 +92,7 @@ describeProviderController("provider-controller (lifecycle)", () => {
     await waitUntilGone(stories.platform.infra, `/api/v1/namespaces/${tenantNamespace(ws)}`, { timeoutMs: 60_000, description: "the tenant's namespace on the infrastructure cluster gone" });
   });
 
-  it("keeps two tenants with the seed's names apart: one deletes its cluster and orders again while the other keeps its own", async () => {
+  it.concurrent("keeps two tenants with the seed's names apart: one deletes its cluster and orders again while the other keeps its own", async () => {
     const a = await tenant("twin-a");
     const b = await tenant("twin-b");
     // The seed's example names (default/my-cluster, ProviderConfig my-provider) in both, and one
@@ -136,7 +143,7 @@ describeProviderController("provider-controller (lifecycle)", () => {
     await Promise.all([a, b].map((twin) => gone(twin.ws, clusterPath("default", "my-cluster"))));
   });
 
-  it("tears a tenant's clusters down when the workspace unbinds the export", async () => {
+  it.concurrent("tears a tenant's clusters down when the workspace unbinds the export", async () => {
     const { ws, account } = await tenant("unbind");
     await order(ws, account);
     await ready(ws);

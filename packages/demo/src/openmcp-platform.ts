@@ -42,6 +42,7 @@ import {
   resolveControlPlaneBinaries,
   ServerProcess,
   type ClusterApiProvider,
+  withInMemoryStartup,
   type Reaper,
 } from "@edgeconnect/testenv";
 
@@ -166,8 +167,8 @@ export class OpenMcpPlatform {
   }
 
   /** The ClusterClass the in-memory example names. */
-  async installInMemoryClusterClass(): Promise<void> {
-    await installInMemoryClusterClass(this.client);
+  async installInMemoryClusterClass(options: { readonly startupDuration?: string } = {}): Promise<void> {
+    await installInMemoryClusterClass(this.client, options);
   }
 
   /** `cluster-provider-capi init`, as the ClusterProvider's Job runs it; resolves with its exit code. */
@@ -291,10 +292,13 @@ export class OpenMcpPlatform {
  * The ClusterClass the in-memory example ProviderConfig names, from
  * upstream's template in the pinned test module, into TEMPLATES_NAMESPACE
  * of the management cluster `client` reaches (it needs Cluster API's CRDs).
+ * `startupDuration` replaces upstream's simulated machine boot times (10 s
+ * for the VM, then 2 s each for node, API server and etcd).
  */
-export async function installInMemoryClusterClass(client: RestClient): Promise<void> {
+export async function installInMemoryClusterClass(client: RestClient, options: { readonly startupDuration?: string } = {}): Promise<void> {
   const source = (await moduleSource("capi-dev")).dir;
   const text = readFileSync(join(source, "infrastructure", "docker", "templates", "clusterclass-in-memory.yaml"), "utf8");
-  const objects = parseManifests(text).map((obj) => ({ ...obj, metadata: { ...obj.metadata, namespace: TEMPLATES_NAMESPACE } }));
+  const upstream = parseManifests(text).map((obj) => ({ ...obj, metadata: { ...obj.metadata, namespace: TEMPLATES_NAMESPACE } }));
+  const objects = options.startupDuration === undefined ? upstream : withInMemoryStartup(upstream, options.startupDuration);
   await applyManifests(client, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: TEMPLATES_NAMESPACE } }, ...objects]);
 }

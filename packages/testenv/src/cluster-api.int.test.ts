@@ -21,6 +21,7 @@ import { ClusterApiStack } from "./cluster-api.js";
 import { DeploymentStandIn } from "./deployment-stand-in.js";
 import { connectFromEnv } from "./environment.js";
 import { eventually, holds } from "./eventually.js";
+import { SUITE_STARTUP_DURATION, withInMemoryStartup } from "./in-memory-startup.js";
 import { KubeApiServer, resolveControlPlaneBinaries } from "./kube-apiserver.js";
 import { installOpenMcpCrds } from "./openmcp-crds.js";
 import { Reaper } from "./reaper.js";
@@ -88,11 +89,14 @@ describeInfra("Cluster API stack (core, kubeadm bootstrap and control plane, in-
       CONTROL_PLANE_MACHINE_COUNT: "1",
       WORKER_MACHINE_COUNT: "1",
     };
-    const objects = ["clusterclass-in-memory.yaml", "cluster-template-in-memory.yaml"].flatMap((file) =>
-      parseManifests(substitute(readFileSync(join(templates, file), "utf8"), variables)).map((obj) => ({
-        ...obj,
-        metadata: { ...obj.metadata, namespace },
-      })),
+    const objects = withInMemoryStartup(
+      ["clusterclass-in-memory.yaml", "cluster-template-in-memory.yaml"].flatMap((file) =>
+        parseManifests(substitute(readFileSync(join(templates, file), "utf8"), variables)).map((obj) => ({
+          ...obj,
+          metadata: { ...obj.metadata, namespace },
+        })),
+      ),
+      SUITE_STARTUP_DURATION,
     );
     await kube.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
     await applyManifests(kube, objects);

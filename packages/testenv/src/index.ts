@@ -36,6 +36,7 @@ export {
   type ProviderComponents,
 } from "./cluster-api-components.js";
 export { CrossplaneOtcSimulator, type CrossplaneOtcSimulatorOptions } from "./crossplane-otc-simulator.js";
+export { SUITE_STARTUP_DURATION, withInMemoryStartup } from "./in-memory-startup.js";
 export { DeploymentStandIn, type DeploymentStandInOptions, type StandInDeployment } from "./deployment-stand-in.js";
 export {
   connect,
