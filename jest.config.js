@@ -21,7 +21,7 @@ export default {
   // share a fixed port or the CPU apart). Measured on two cores and 24 GiB:
   // one worker takes 46 min of Jest, two 22; three kept the load average at
   // 7-12 and gained nothing over two. `-w N` on the command line overrides it.
-  maxWorkers: 2,
+  maxWorkers: 3,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [

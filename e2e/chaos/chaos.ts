@@ -40,7 +40,10 @@
  * of this environment (Events, statuses, every log) finds no credential,
  * generated ones included (every tenant's password, the generated input's).
  *
- * State and logs stay in `.cache/chaos/` until the next run.
+ * The processes' logs and the platform's files stay in `.cache/chaos/` until
+ * the next run; the servers keep their state in temporary directories, kcp's
+ * embedded etcd on a tmpfs where the machine has one, as the e2e run's kcp
+ * (testenv's memory-dir.ts says why).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -119,7 +122,7 @@ async function main(): Promise<number> {
   const violations: string[] = [];
 
   log("starting kcp and the infrastructure cluster");
-  const environment = await TestEnvironment.start({ infra: "kube-apiserver", dir, log });
+  const environment = await TestEnvironment.start({ infra: "kube-apiserver", log });
   const { kcp, infra } = environment.state;
   if (!("kubeconfig" in infra)) throw new Error(`the infrastructure cluster did not start: ${infra.skipped}`);
   const proxy = await StallingProxy.start({ upstream: readKubeconfig(infra.kubeconfig).server });
