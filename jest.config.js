@@ -18,9 +18,10 @@ export default {
   // The e2e suites wait on servers more than they compute, and run side by
   // side, each on servers of its own (global-setup starts one kcp and one
   // infrastructure cluster per worker; the sequencer keeps the suites that
-  // share a fixed port or the CPU apart). Measured on two cores and 24 GiB:
-  // one worker takes 46 min of Jest, two 22; three kept the load average at
-  // 7-12 and gained nothing over two. `-w N` on the command line overrides it.
+  // share a fixed port or the CPU apart). Measured on two cores and 24 GiB
+  // (fresh clones, warm Go cache, 2026-12-07): with two workers the cores
+  // were 29 % idle and Jest took 1,033 s; with three, 904 s at 92 % busy and
+  // 8 GiB in use at most (one run each). `-w N` on the command line overrides it.
   maxWorkers: 3,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
