@@ -32,8 +32,9 @@ export interface CrossplaneOtcSimulatorOptions {
    * (2, 8, 16, 32 s), a node pool deleted just after its creation was
    * released 58 s later, and every suite's teardown waited on that. Default
    * 1s. (At 1 s the sharded controller's e2e once saw a tenant certificate
-   * issued several times; that was the controller's own defect, fixed by
-   * claiming the certificate on the Secret, 602c125.)
+   * issued several times; that was the controller's own defect, fixed since:
+   * the certificate is claimed on its Secret and its call is bounded only by
+   * the caller's deadline.)
    */
   readonly creationGracePeriod?: string;
   /** Watch this namespace only (suites sharing one cluster); default all. */

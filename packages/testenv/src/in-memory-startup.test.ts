@@ -13,11 +13,9 @@ describe("withInMemoryStartup", () => {
 
     const durations = (objects: typeof upstream): string[] =>
       [...JSON.stringify(objects).matchAll(/"startupDuration":"([^"]+)"/g)].map((match) => match[1] ?? "");
-    // Two templates (control plane, workers), four parts each.
+    // Two templates (control plane, workers), four parts each; read after the call: the input is left as it was.
     expect(durations(upstream)).toEqual(["10s", "2s", "2s", "2s", "10s", "2s", "2s", "2s"]);
     expect(durations(shortened)).toEqual(Array.from({ length: 8 }, () => "1s"));
     expect(JSON.stringify(shortened).replaceAll(/"startupDuration":"[^"]+"/g, "")).toBe(JSON.stringify(upstream).replaceAll(/"startupDuration":"[^"]+"/g, ""));
-    // The input is left as it was.
-    expect(durations(upstream)[0]).toBe("10s");
   });
 });
