@@ -23,6 +23,12 @@ export default {
   // were 29 % idle and Jest took 1,033 s; with three, 904 s at 92 % busy and
   // 8 GiB in use at most (one run each). `-w N` on the command line overrides it.
   maxWorkers: 3,
+  // The unit tests' timeout, Jest's 5 s unless a file sets its own (the e2e
+  // suites' is e2e/src/timeouts.ts's). Three workers share two cores with the
+  // Go builds that a cold run does in the background, and a test that makes
+  // RSA keys in JavaScript (the OTC simulator's certificates) took over 5 s
+  // there; a timeout is no speed check.
+  testTimeout: 30_000,
   // Longest suites first, from what the last run measured (e2e/time-budget.json).
   testSequencer: "<rootDir>/e2e/src/test-sequencer.mjs",
   projects: [
