@@ -8,4 +8,4 @@
  * @module
  */
 export { DEMO_FLAVORS, flavorManifest, orderCluster, Platform, TENANT_WORKSPACE_TYPE, type ClusterOrder, type PlatformOptions, type TenantCredentials } from "./platform.js";
-export { IN_MEMORY_PROVIDER_CONFIG, installInMemoryClusterClass, OpenMcpPlatform, TEMPLATES_NAMESPACE, type Conditioned, type OpenMcpPlatformOptions } from "./openmcp-platform.js";
+export { IN_MEMORY_PROVIDER_CONFIG, installInMemoryClusterClass, OpenMcpPlatform, TEMPLATES_NAMESPACE, type Conditioned, type InMemoryClusterClassOptions, type OpenMcpPlatformOptions } from "./openmcp-platform.js";

@@ -167,7 +167,7 @@ export class OpenMcpPlatform {
   }
 
   /** The ClusterClass the in-memory example names. */
-  async installInMemoryClusterClass(options: { readonly startupDuration?: string } = {}): Promise<void> {
+  async installInMemoryClusterClass(options: InMemoryClusterClassOptions = {}): Promise<void> {
     await installInMemoryClusterClass(this.client, options);
   }
 
@@ -288,14 +288,17 @@ export class OpenMcpPlatform {
   }
 }
 
+export interface InMemoryClusterClassOptions {
+  /** Replaces upstream's simulated machine boot times (10 s for the VM, then 2 s each for node, API server and etcd). */
+  readonly startupDuration?: string;
+}
+
 /**
  * The ClusterClass the in-memory example ProviderConfig names, from
  * upstream's template in the pinned test module, into TEMPLATES_NAMESPACE
  * of the management cluster `client` reaches (it needs Cluster API's CRDs).
- * `startupDuration` replaces upstream's simulated machine boot times (10 s
- * for the VM, then 2 s each for node, API server and etcd).
  */
-export async function installInMemoryClusterClass(client: RestClient, options: { readonly startupDuration?: string } = {}): Promise<void> {
+export async function installInMemoryClusterClass(client: RestClient, options: InMemoryClusterClassOptions = {}): Promise<void> {
   const source = (await moduleSource("capi-dev")).dir;
   const text = readFileSync(join(source, "infrastructure", "docker", "templates", "clusterclass-in-memory.yaml"), "utf8");
   const upstream = parseManifests(text).map((obj) => ({ ...obj, metadata: { ...obj.metadata, namespace: TEMPLATES_NAMESPACE } }));
