@@ -20,11 +20,14 @@ export default {
   // infrastructure cluster per worker; the sequencer keeps the suites that
   // share a fixed port or the CPU apart). Measured on two cores and 24 GiB
   // (fresh clones, warm Go cache, 2026-12-07): with two workers the cores
-  // were 29 % idle and Jest took 1,033 s; with three, 904 s at 92 % busy and
-  // 8 GiB in use at most (one run each). `-w N` on the command line overrides it.
-  maxWorkers: 3,
+  // were 29 % idle and Jest took 1,033 s; with three, 904-911 s at 92 % busy
+  // and 8 GiB in use at most, but the kcp load simulator's comparison of
+  // real kcp and the simulator then saw a transient ApplyFailure Event on
+  // one side (1 of 3 runs), so two until that holds under load.
+  // `-w N` on the command line overrides it.
+  maxWorkers: 2,
   // The unit tests' timeout, Jest's 5 s unless a file sets its own (the e2e
-  // suites' is e2e/src/timeouts.ts's). Three workers share two cores with the
+  // suites' is e2e/src/timeouts.ts's). The workers share two cores with the
   // Go builds that a cold run does in the background, and a test that makes
   // RSA keys in JavaScript (the OTC simulator's certificates) took over 5 s
   // there; a timeout is no speed check.
