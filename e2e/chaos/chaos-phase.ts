@@ -1,6 +1,7 @@
 /**
- * What goes wrong while the tenants order: a loop that, after each random
- * pause, arms OTC faults for the controller's own calls, cuts the
+ * What goes wrong while the tenants order: a share of the controller's own
+ * OTC calls is answered with faults throughout, and a loop, after each
+ * random pause, cuts the
  * controller's connections to the infrastructure cluster, waits until the
  * live controller has recovered from the cut (it finished a change made
  * after it, which it can only see through new watches), and then SIGKILLs
@@ -14,7 +15,7 @@ import type { StallingProxy } from "@edgeconnect/testenv";
 import { sleep } from "../bench/measure.js";
 import { errorText } from "../bench/platform-run.js";
 import { answeredFaults, type AnsweredFaults } from "./chaos-checks.js";
-import { between, type Random } from "./random.js";
+import { between, seededRandom, type Random } from "./random.js";
 
 export interface ChaosPhaseOptions {
   readonly random: Random;
@@ -43,8 +44,8 @@ export interface ChaosFigures {
   /** Cuts after which the same controller process finished a change made after the cut; and after which it did not in time. */
   readonly recoveries: number;
   readonly unrecovered: number;
-  /** Faults armed for the controller's calls: not all need be dealt. */
-  readonly faultsArmed: number;
+  /** The share of the controller's faulted calls answered with each kind of fault. */
+  readonly faultShares: typeof FAULT_SHARES;
   /** Faults the simulator answered to the controller (its User-Agent), from the request log. */
   readonly faultsAnswered: number;
   readonly faultsAnsweredByKind: AnsweredFaults;
@@ -55,6 +56,15 @@ const FAULTED: readonly RequestMatch[] = [
   { method: "POST", pathPrefix: "/v3/auth/tokens", agent: MANAGED_BY },
   { method: "POST", pathSuffix: "/clustercert", agent: MANAGED_BY },
 ];
+
+/**
+ * Of the controller's calls FAULTED names: errors, throttling, and answers
+ * lost after the request took effect. Shares, not counts: counts armed
+ * round after round all fell on the last callers left (a few clusters still
+ * asking for their kubeconfigs), which then took 16 rounds instead of 5 to
+ * get an answer (the orders took 5 rounds in one run, 16 in another).
+ */
+const FAULT_SHARES = { errors: 0.15, throttled: 0.1, lost: 0.05 } as const;
 
 /**
  * SIGKILLs the controller (the Platform starts a new one at once); true
@@ -76,15 +86,16 @@ export class ChaosPhase {
   private connectionsCut = 0;
   private recoveries = 0;
   private unrecovered = 0;
-  private faultsArmed = 0;
   private readonly firstRequest: number;
 
   constructor(private readonly options: ChaosPhaseOptions) {
     this.firstRequest = options.platform.otc.faults.requests.length;
+    // A stream of its own, drawn at the pace of the calls: the kill intervals stay those of the seed.
+    armFaults(options.platform.otc.faults, seededRandom(Math.floor(options.random() * 2 ** 32)));
     this.loop = this.run();
   }
 
-  /** Ends the loop after its current round; clears faults not yet dealt. */
+  /** Ends the loop after its current round, and the faults. */
   async stop(): Promise<ChaosFigures> {
     this.stopped = true;
     await this.loop;
@@ -97,7 +108,7 @@ export class ChaosPhase {
       connectionsCut: this.connectionsCut,
       recoveries: this.recoveries,
       unrecovered: this.unrecovered,
-      faultsArmed: this.faultsArmed,
+      faultShares: FAULT_SHARES,
       faultsAnswered: answered.errors + answered.throttled + answered.lost,
       faultsAnsweredByKind: answered,
     };
@@ -111,7 +122,6 @@ export class ChaosPhase {
       while (!this.stopped && Date.now() < until) await sleep(250);
       if (this.stopped) return;
       try {
-        this.armFaults(platform.otc.faults);
         if (round === 2 && this.kcpRestarts === 0) {
           log("chaos: restarting kcp");
           await this.options.restartKcp();
@@ -137,21 +147,12 @@ export class ChaosPhase {
       }
     }
   }
+}
 
-  /**
-   * A few of each: errors, throttling, and answers lost after the request
-   * took effect. They replace the last round's that no call has met yet:
-   * banked round after round, they all landed on the last caller left (a
-   * cluster still asking for its kubeconfig), which then never got an answer
-   * before the run's deadline.
-   */
-  private armFaults(faults: Faults): void {
-    faults.clear();
-    for (const match of FAULTED) {
-      faults.failNext(match, 500, 2);
-      faults.failNext(match, 429, 2, { error_msg: "Too many requests", error_code: "APIGW.0308" });
-      faults.failNextAfterEffect(match, 500, 1);
-      this.faultsArmed += 5;
-    }
+function armFaults(faults: Faults, random: Random): void {
+  for (const match of FAULTED) {
+    faults.failShare(match, 500, FAULT_SHARES.errors, { random });
+    faults.failShare(match, 429, FAULT_SHARES.throttled, { random, body: { error_msg: "Too many requests", error_code: "APIGW.0308" } });
+    faults.failShare(match, 500, FAULT_SHARES.lost, { random, phase: "after" });
   }
 }

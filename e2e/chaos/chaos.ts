@@ -11,10 +11,10 @@
  *    controller is SIGKILLed at random intervals (`--kill-min-s` to
  *    `--kill-max-s`), kcp is restarted once (same ports and state), every
  *    open connection of the controller to the infrastructure cluster (its
- *    watches) is cut through a proxy, and the OTC simulator answers IAM and
- *    cluster-certificate calls with 500, 429 and lost answers (the request
- *    took effect, the answer did not come), counted as the controller was
- *    answered with them. After each cut and before the kill, the live
+ *    watches) is cut through a proxy, and the OTC simulator answers a share
+ *    of the controller's IAM and cluster-certificate calls with 500, 429 and
+ *    lost answers (the request took effect, the answer did not come),
+ *    counted as the controller was answered with them. After each cut and before the kill, the live
  *    controller must finish a change made after the cut (a probe cluster
  *    of its own tenant is scaled), which it can see only through new
  *    watches. Judged: every cluster becomes Ready exactly once and never
@@ -193,7 +193,7 @@ async function main(): Promise<number> {
     const credentialMismatches = await foreignCredentials(infraAdmin, tenants, running);
     violations.push(...credentialMismatches);
     log(
-      `orders: ${allReadyS === undefined ? "not all Ready" : `all Ready after ${allReadyS} s`}; ${figures.kills} kills, ${figures.kcpRestarts} kcp restart, ${figures.connectionCuts} cuts (${figures.recoveries} recovered), ${figures.faultsAnswered} faults answered to the controller of ${figures.faultsArmed} armed`,
+      `orders: ${allReadyS === undefined ? "not all Ready" : `all Ready after ${allReadyS} s`}; ${figures.kills} kills, ${figures.kcpRestarts} kcp restart, ${figures.connectionCuts} cuts (${figures.recoveries} recovered), ${figures.faultsAnswered} faults answered to the controller`,
     );
 
     // 2. Teardown in every way.
@@ -425,7 +425,10 @@ function renderChaosTable(result: ChaosResult): string {
     ["kcp restarts", String(result.orders.kcpRestarts)],
     ["infrastructure connection cuts (connections)", `${result.orders.connectionCuts} (${result.orders.connectionsCut})`],
     ["cuts the live controller recovered from before its kill", `${result.orders.recoveries} of ${result.orders.connectionCuts}`],
-    ["OTC faults armed for the controller", String(result.orders.faultsArmed)],
+    [
+      "share of the controller's IAM token and certificate calls faulted (500 / 429 / lost answers)",
+      `${result.orders.faultShares.errors} / ${result.orders.faultShares.throttled} / ${result.orders.faultShares.lost}`,
+    ],
     [
       "OTC faults answered to the controller (500 / 429 / lost answers)",
       `${result.orders.faultsAnswered} (${result.orders.faultsAnsweredByKind.errors} / ${result.orders.faultsAnsweredByKind.throttled} / ${result.orders.faultsAnsweredByKind.lost})`,

@@ -1,6 +1,6 @@
 /**
  * Smoke run of `pnpm bench:boot` (e2e/bench/boot-bench.ts): two restarts of
- * the provider-controller and two module-load probes per program, no crash
+ * the provider-controller and one module-load probe per program, no crash
  * loop, on the e2e run's kcp and infrastructure cluster (the benchmark starts
  * its Platform there, under names of its own) and a simulated cloud of 20 ms
  * transitions, so that the tenant's cluster the restarts find is Ready in
@@ -55,7 +55,7 @@ describe("bench:boot", () => {
         const out = join(dir, "boot.json");
         const { kcp, infra } = connectFromEnv().state;
         if ("skipped" in infra) throw new Error(infra.skipped);
-        const args = ["--runs", "2", "--load-runs", "2", "--otc-delay-ms", "20", "--kcp-kubeconfig", kcp.kubeconfig, "--infra-kubeconfig", infra.kubeconfig, "--out", out];
+        const args = ["--runs", "2", "--load-runs", "1", "--otc-delay-ms", "20", "--kcp-kubeconfig", kcp.kubeconfig, "--infra-kubeconfig", infra.kubeconfig, "--out", out];
         const { stdout } = await run(process.execPath, [BENCH, ...args], { timeout: TIMEOUT_MS - 10_000, maxBuffer: 16 * 2 ** 20 });
         expect(stdout).toContain("first reconcile finished");
         const result = JSON.parse(readFileSync(out, "utf8")) as BootResult;

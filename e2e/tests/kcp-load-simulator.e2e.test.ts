@@ -19,10 +19,15 @@
  *   falling into one window, so they are left out;
  * - what it wrote: each cluster's final conditions (type, status, reason),
  *   its finalizers, the kubeconfig Secret it wrote into the tenant's
- *   workspace (name and labels), and the reasons of the Events it recorded,
- *   but for those about the infrastructure cluster's reachability: its
- *   probe calls it unreachable after two slow answers, which a loaded
- *   machine gives on either run.
+ *   workspace (name and labels), and the reasons of the Normal Events it
+ *   recorded. Not its Warnings: they report a passing state, and whether
+ *   one passes at all hangs on timing, not on the server: under a loaded
+ *   machine, runs on real kcp alone saw the infrastructure probe's
+ *   InfrastructureUnreachable (two slow answers), an ApplyFailure (a cloud
+ *   call that failed once and passed on Crossplane's retry), and
+ *   ProviderConfigNotFound (the cluster's watch event came before its
+ *   ProviderConfig's, which kcp serves on another watch). The final
+ *   conditions still show any failure that lasted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { execFile } from "node:child_process";
@@ -79,8 +84,6 @@ function comparedKinds(kinds: Iterable<string>): Set<string> {
   return out;
 }
 
-/** Events the infrastructure probe's timing decides, not the flow under comparison. */
-const REACHABILITY_REASONS = new Set(["InfrastructureUnreachable"]);
 
 function written(kc: Cluster, secret: KubeObject | undefined, events: KubeObject[]): Observed["tenants"][number] {
   return {
@@ -91,7 +94,8 @@ function written(kc: Cluster, secret: KubeObject | undefined, events: KubeObject
       secret === undefined
         ? undefined
         : { name: secret.metadata?.name ?? "", labels: Object.keys(secret.metadata?.labels ?? {}).map((key) => key.replace(/^claimed\.internal\.apis\.kcp\.io\/.*$/, "claimed.internal.apis.kcp.io/<hash>")).sort() },
-    eventReasons: [...new Set(events.map((e) => String(e.reason)).filter((reason) => !REACHABILITY_REASONS.has(reason)))].sort(),
+    // Warnings report passing states, which timing decides (see the file comment).
+    eventReasons: [...new Set(events.filter((e) => e["type"] === "Normal").map((e) => String(e["reason"])))].sort(),
   };
 }
 

@@ -203,62 +203,25 @@ export class Platform {
     const infra = RestClient.fromFile(options.infraKubeconfig);
     const started: (() => Promise<void>)[] = [];
     try {
-      const clientCa = createCertificateAuthority("edgeconnect-simulated-cce");
-      const binaries = await resolveControlPlaneBinaries();
-      log("starting the workload cluster (kube-apiserver, kube-controller-manager, etcd) behind simulated CCE");
-      const workload = await KubeApiServer.start({
-        ...binaries,
-        clientCaPem: clientCa.certPem,
-        ...(options.reaper ? { reaper: options.reaper } : {}),
-      });
-      started.push(() => workload.stop());
-      const servingCaPem = readKubeconfig(workload.kubeconfigPath).caPem;
       const accounts = tenantAccounts(options.tenantAccounts ?? TENANT_PASSWORDS.length);
       // The generated passwords are in no source the e2e credential guard reads: it reads them from this record.
       recordE2eCredentials(
         `demo-platform-${process.pid}-${randomBytes(4).toString("hex")}`,
         accounts.map((account, index) => ({ origin: `OTC password of demo tenant ${index} (${account.userName})`, value: account.password })),
       );
-      const otc = await startOtcSimulator({
-        credentials: [TENANT_ACCESS_KEY],
-        users: accounts.map(({ domainName, userName, password }) => ({ domainName, userName, password })),
-        projects: accounts.map((user, index) => ({ id: tenantProjectId(index), name: user.projectName })),
-        region: "eu-de",
-        workloadCluster: { url: workload.url, servingCaPem, clientCa },
-        ...(options.capacity ? { capacity: options.capacity } : {}),
-        ...options.otcDelays,
-      });
-      started.push(() => otc.close());
-      log(`OTC simulator on ${otc.url}`);
-
-      const providerName = options.providerWorkspace ?? "edgeconnect";
-      const provider = await createWorkspace(kcp, providerName);
-      await installPlatformApi(provider);
-      await installFlavors(provider.client, DEMO_FLAVORS);
-      const admin = readKubeconfig(options.kcpKubeconfig);
-      const providerKubeconfig = writeKubeconfig(join(options.dir, `${providerName}.kubeconfig`), {
-        ...admin,
-        name: provider.path,
-        server: `${options.kcpUrl}/clusters/${provider.path}`,
-      });
-      log(`provider workspace ${provider.path}: APIExport, WorkspaceType ${TENANT_WORKSPACE_TYPE} and ${DEMO_FLAVORS.length} flavors installed`);
-
-      const platform = new Platform(options, accounts, kcp, infra, provider, providerKubeconfig, workload, otc);
-      if (options.leastPrivilege ?? true) {
-        const identities = await Platform.controllerIdentities({
-          kcpUrl: options.kcpUrl,
-          kcpKubeconfig: options.kcpKubeconfig,
-          infraKubeconfig: options.infraKubeconfig,
-          provider,
-          dir: options.dir,
-          release: `provider-controller-${options.runId ?? randomBytes(3).toString("hex")}`,
-          ...(options.clusterApi === undefined ? {} : { clusterApi: options.clusterApi }),
-          ...(options.controllerInfraServer === undefined ? {} : { infraServer: options.controllerInfraServer }),
-        });
+      // The simulated cloud and the provider workspace need nothing of each
+      // other and each waits on a server of its own (the workload cluster's
+      // start; kcp serving the catalogue CRD, seconds each): made side by side.
+      // Both are awaited even when one fails, so that what either started is stopped.
+      const [cloud, provider] = await Promise.allSettled([Platform.startCloud(options, accounts, started, log), Platform.setUpProvider(options, kcp, infra, started, log)]);
+      if (cloud.status === "rejected") throw cloud.reason;
+      if (provider.status === "rejected") throw provider.reason;
+      const { workload, otc } = cloud.value;
+      const platform = new Platform(options, accounts, kcp, infra, provider.value.workspace, provider.value.kubeconfig, workload, otc);
+      const identities = provider.value.identities;
+      if (identities !== undefined) {
         platform.identities = identities;
-        started.push(() => removeInfraObjects(infra, identities.infraObjects));
         platform.controllerKubeconfigs = { kcp: identities.kcpKubeconfig, infra: identities.infraKubeconfig };
-        log(`the controller runs as kcp user ${CONTROLLER_KCP_USER} and ServiceAccount ${identities.serviceAccount.namespace}/${identities.serviceAccount.name}`);
       }
       platform.crossplane = await CrossplaneOtcSimulator.start({
         binary: (await resolveBinary("crossplane-otc-simulator")).path,
@@ -277,6 +240,72 @@ export class Platform {
       infra.close();
       throw err;
     }
+  }
+
+  /** The workload cluster behind simulated CCE and the OTC simulator serving the tenants' accounts. */
+  private static async startCloud(
+    options: PlatformOptions,
+    accounts: readonly TenantCredentials[],
+    started: (() => Promise<void>)[],
+    log: (message: string) => void,
+  ): Promise<{ workload: KubeApiServer; otc: OtcSimulator }> {
+    const clientCa = createCertificateAuthority("edgeconnect-simulated-cce");
+    const binaries = await resolveControlPlaneBinaries();
+    log("starting the workload cluster (kube-apiserver, kube-controller-manager, etcd) behind simulated CCE");
+    const workload = await KubeApiServer.start({
+      ...binaries,
+      clientCaPem: clientCa.certPem,
+      ...(options.reaper ? { reaper: options.reaper } : {}),
+    });
+    started.push(() => workload.stop());
+    const servingCaPem = readKubeconfig(workload.kubeconfigPath).caPem;
+    const otc = await startOtcSimulator({
+      credentials: [TENANT_ACCESS_KEY],
+      users: accounts.map(({ domainName, userName, password }) => ({ domainName, userName, password })),
+      projects: accounts.map((user, index) => ({ id: tenantProjectId(index), name: user.projectName })),
+      region: "eu-de",
+      workloadCluster: { url: workload.url, servingCaPem, clientCa },
+      ...(options.capacity ? { capacity: options.capacity } : {}),
+      ...options.otcDelays,
+    });
+    started.push(() => otc.close());
+    log(`OTC simulator on ${otc.url}`);
+    return { workload, otc };
+  }
+
+  /** The provider workspace with our API and the demo catalogue, and, under `leastPrivilege`, the identities the controller runs as. */
+  private static async setUpProvider(
+    options: PlatformOptions,
+    kcp: RestClient,
+    infra: RestClient,
+    started: (() => Promise<void>)[],
+    log: (message: string) => void,
+  ): Promise<{ workspace: Workspace; kubeconfig: string; identities: ControllerIdentities | undefined }> {
+    const providerName = options.providerWorkspace ?? "edgeconnect";
+    const workspace = await createWorkspace(kcp, providerName);
+    await installPlatformApi(workspace);
+    await installFlavors(workspace.client, DEMO_FLAVORS);
+    const admin = readKubeconfig(options.kcpKubeconfig);
+    const kubeconfig = writeKubeconfig(join(options.dir, `${providerName}.kubeconfig`), {
+      ...admin,
+      name: workspace.path,
+      server: `${options.kcpUrl}/clusters/${workspace.path}`,
+    });
+    log(`provider workspace ${workspace.path}: APIExport, WorkspaceType ${TENANT_WORKSPACE_TYPE} and ${DEMO_FLAVORS.length} flavors installed`);
+    if (!(options.leastPrivilege ?? true)) return { workspace, kubeconfig, identities: undefined };
+    const identities = await Platform.controllerIdentities({
+      kcpUrl: options.kcpUrl,
+      kcpKubeconfig: options.kcpKubeconfig,
+      infraKubeconfig: options.infraKubeconfig,
+      provider: workspace,
+      dir: options.dir,
+      release: `provider-controller-${options.runId ?? randomBytes(3).toString("hex")}`,
+      ...(options.clusterApi === undefined ? {} : { clusterApi: options.clusterApi }),
+      ...(options.controllerInfraServer === undefined ? {} : { infraServer: options.controllerInfraServer }),
+    });
+    started.push(() => removeInfraObjects(infra, identities.infraObjects));
+    log(`the controller runs as kcp user ${CONTROLLER_KCP_USER} and ServiceAccount ${identities.serviceAccount.namespace}/${identities.serviceAccount.name}`);
+    return { workspace, kubeconfig, identities };
   }
 
   /**

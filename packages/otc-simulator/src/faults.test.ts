@@ -78,6 +78,32 @@ describe("faults and the request log", () => {
     ]);
   });
 
+  it("answers a share of the matching requests, drawn from the given source, until cleared", async () => {
+    // Draws of 0.1, 0.9, 0.1, …: every other matching request falls below 0.5.
+    let draws = 0;
+    const random = (): number => (draws++ % 2 === 0 ? 0.1 : 0.9);
+    t.sim.faults.failShare({ method: "GET", pathPrefix: "/v3/projects" }, 500, 0.5, { random });
+    // A request the match does not name draws nothing.
+    expect((await t.call("GET", `/v1/${PROJECT.id}/publicips`)).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await t.call("GET", projects)).status);
+    expect(statuses).toEqual([500, 200, 500, 200, 500, 200]);
+    expect(draws).toBe(6);
+    t.sim.faults.clear();
+    expect((await t.call("GET", projects)).status).toBe(200);
+  });
+
+  it("lets a share of the matching requests take effect before answering the injected failure", async () => {
+    const before = t.sim.state.eips.size;
+    t.sim.faults.failShare({ method: "POST", pathPrefix: `/v1/${PROJECT.id}/publicips` }, 500, 1, { random: () => 0.5, phase: "after" });
+    const body = { publicip: { type: "5_bgp" }, bandwidth: { name: "bw", size: 5, share_type: "PER" } };
+    expect((await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body })).status).toBe(500);
+    expect((await t.call("POST", `/v1/${PROJECT.id}/publicips`, { body })).status).toBe(500);
+    expect(t.sim.state.eips.size).toBe(before + 2);
+    t.sim.faults.clear();
+    expect(() => t.sim.faults.failShare({}, 500, 0, { random: Math.random })).toThrow("(0, 1]");
+  });
+
   it("delays matching requests until cleared", async () => {
     t.sim.faults.delay({ pathPrefix: "/v3/projects" }, 150);
     const started = Date.now();

@@ -50,7 +50,10 @@ interface Failure {
   readonly phase: FaultPhase;
   readonly status: number;
   readonly body: unknown;
+  /** Matching requests still to answer with it; Infinity for a share. */
   remaining: number;
+  /** For a share of the matching requests: each one is answered with it when `random()` falls below `probability`. */
+  readonly share?: { readonly probability: number; readonly random: () => number };
 }
 
 interface Delay {
@@ -84,6 +87,20 @@ export class Faults {
     this.failures.push({ match, phase: "after", status, body: body ?? defaultBody, remaining: count });
   }
 
+  /**
+   * Answers a share of the matching requests (each with `probability`, drawn
+   * from `random`) with `status`, until `clear()`; phase "after" lets them
+   * take effect first, as `failNextAfterEffect`. Unlike a count, a share
+   * falls on every caller alike: the last caller left meets the same odds
+   * as the first of many, not every fault armed for all of them.
+   */
+  failShare(match: RequestMatch, status: number, probability: number, options: { readonly random: () => number; readonly phase?: FaultPhase; readonly body?: unknown }): void {
+    if (!(probability > 0 && probability <= 1)) throw new Error(`failShare: the probability must be in (0, 1], not ${probability}`);
+    const phase = options.phase ?? "before";
+    const defaultBody = { error_msg: `injected fault${phase === "after" ? " after the request took effect" : ""}: HTTP ${status}`, error_code: "SIM.FAULT" };
+    this.failures.push({ match, phase, status, body: options.body ?? defaultBody, remaining: Infinity, share: { probability, random: options.random } });
+  }
+
   /** Delays every matching request by `ms` before it is answered, until `clear()`. */
   delay(match: RequestMatch, ms: number): void {
     this.delays.push({ match, ms });
@@ -110,7 +127,11 @@ export class Faults {
   /** @internal the server's hooks */
   takeFailure(method: string, path: string, agent: string | undefined, phase: FaultPhase = "before"): { status: number; body: unknown } | undefined {
     const failure = this.failures.find(
-      (candidate) => candidate.remaining > 0 && candidate.phase === phase && requestMatches(candidate.match, method, path, agent),
+      (candidate) =>
+        candidate.remaining > 0 &&
+        candidate.phase === phase &&
+        requestMatches(candidate.match, method, path, agent) &&
+        (candidate.share === undefined || candidate.share.random() < candidate.share.probability),
     );
     if (failure === undefined) return undefined;
     failure.remaining -= 1;
