@@ -41,12 +41,10 @@ export interface CrossplaneOtcSimulatorOptions {
    * The provider's `--max-reconcile-rate` (its default 10): reconciles at
    * once per controller and, through crossplane-runtime's global rate
    * limiter, per second in all. Every reconcile waits for that limiter's
-   * token, the drift checks of `poll` too: a suite with nine clusters holds
-   * 54 managed resources, polled every 500 ms, twice what 10 tokens a second
-   * serve, so each step of a cluster waited in that queue. At 100, on two
-   * consecutive full runs, the sharded controller's suite took 163 s
-   * instead of 274, the kcp load simulator's 132 instead of 250, the
-   * capacity stories 88 instead of 162. Default 100.
+   * token, the drift checks of `poll` too: the chaos suite's 21 clusters
+   * hold 126 managed resources, polled every 500 ms, and at 10 tokens a
+   * second each step of a cluster could wait 12 s in that queue (its orders
+   * took 102 s, its teardown 75 s). Default 100.
    */
   readonly maxReconcileRate?: number;
   /** Watch this namespace only (suites sharing one cluster); default all. */
