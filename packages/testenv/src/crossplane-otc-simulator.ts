@@ -37,16 +37,6 @@ export interface CrossplaneOtcSimulatorOptions {
    * the caller's deadline.)
    */
   readonly creationGracePeriod?: string;
-  /**
-   * The provider's `--max-reconcile-rate` (its default 10): reconciles at
-   * once per controller and, through crossplane-runtime's global rate
-   * limiter, per second in all. Every reconcile waits for that limiter's
-   * token, the drift checks of `poll` too: the chaos suite's 21 clusters
-   * hold 126 managed resources, polled every 500 ms, and at 10 tokens a
-   * second each step of a cluster could wait 12 s in that queue (its orders
-   * took 102 s, its teardown 75 s). Default 100.
-   */
-  readonly maxReconcileRate?: number;
   /** Watch this namespace only (suites sharing one cluster); default all. */
   readonly namespace?: string;
   readonly reaper?: Reaper;
@@ -74,7 +64,6 @@ export class CrossplaneOtcSimulator {
             `--poll=${options.poll ?? "10s"}`,
             `--async-poll-interval=${options.asyncPollInterval ?? "200ms"}`,
             `--creation-grace-period=${options.creationGracePeriod ?? "1s"}`,
-            `--max-reconcile-rate=${options.maxReconcileRate ?? 100}`,
             `--health-probe-bind-address=127.0.0.1:${probePort}`,
             ...(options.namespace === undefined ? [] : [`--namespace=${options.namespace}`]),
           ],
