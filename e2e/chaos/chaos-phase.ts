@@ -1,12 +1,11 @@
 /**
  * What goes wrong while the tenants order: a share of the controller's own
  * OTC calls is answered with faults throughout, and a loop, after each
- * random pause, cuts the
- * controller's connections to the infrastructure cluster, waits until the
- * live controller has recovered from the cut (it finished a change made
- * after it, which it can only see through new watches), and then SIGKILLs
- * it (the Platform starts a new one at once); on its second round it
- * restarts kcp instead, once.
+ * random pause, cuts the controller's connections to the infrastructure
+ * cluster, waits until the live controller has recovered from the cut (it
+ * finished a change made after it, which it can only see through new
+ * watches), and then SIGKILLs it (the Platform starts a new one at once);
+ * on its second round it restarts kcp instead, once.
  */
 import type { Platform } from "@edgeconnect/demo";
 import type { Faults, RequestMatch } from "@edgeconnect/otc-simulator";
@@ -61,8 +60,8 @@ const FAULTED: readonly RequestMatch[] = [
  * Of the controller's calls FAULTED names: errors, throttling, and answers
  * lost after the request took effect. Shares, not counts: counts armed
  * round after round all fell on the last callers left (a few clusters still
- * asking for their kubeconfigs), which then took 16 rounds instead of 5 to
- * get an answer (the orders took 5 rounds in one run, 16 in another).
+ * asking for their kubeconfigs), which then waited round after round for an
+ * answer (the orders took 5 rounds in one run, 16 in another).
  */
 const FAULT_SHARES = { errors: 0.15, throttled: 0.1, lost: 0.05 } as const;
 

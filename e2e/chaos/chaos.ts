@@ -14,13 +14,13 @@
  *    watches) is cut through a proxy, and the OTC simulator answers a share
  *    of the controller's IAM and cluster-certificate calls with 500, 429 and
  *    lost answers (the request took effect, the answer did not come),
- *    counted as the controller was answered with them. After each cut and before the kill, the live
- *    controller must finish a change made after the cut (a probe cluster
- *    of its own tenant is scaled), which it can see only through new
- *    watches. Judged: every cluster becomes Ready exactly once and never
- *    falls back; the controller recovered from every cut; the cloud got
- *    exactly one CCE cluster per order; every `kcp-<fp>` namespace holds
- *    only its own tenant's credentials.
+ *    counted as the controller was answered with them. After each cut and
+ *    before the kill, the live controller must finish a change made after
+ *    the cut (a probe cluster of its own tenant is scaled), which it can see
+ *    only through new watches. Judged: every cluster becomes Ready exactly
+ *    once and never falls back; the controller recovered from every cut;
+ *    the cloud got exactly one CCE cluster per order; every `kcp-<fp>`
+ *    namespace holds only its own tenant's credentials.
  * 2. Teardown in every way, a quarter of the tenants each: delete the
  *    cluster; delete the credentials Secret and the ProviderConfig first,
  *    then the cluster; unbind the export; delete the workspace. The

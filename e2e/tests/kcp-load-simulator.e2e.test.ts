@@ -84,7 +84,6 @@ function comparedKinds(kinds: Iterable<string>): Set<string> {
   return out;
 }
 
-
 function written(kc: Cluster, secret: KubeObject | undefined, events: KubeObject[]): Observed["tenants"][number] {
   return {
     conditions: (kc.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}`).sort(),

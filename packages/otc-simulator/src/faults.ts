@@ -73,8 +73,7 @@ export class Faults {
 
   /** Answers the next `count` matching requests with `status` and `body` (default an OTC-style error body). */
   failNext(match: RequestMatch, status: number, count = 1, body?: unknown): void {
-    const defaultBody = { error_msg: `injected fault: HTTP ${status}`, error_code: "SIM.FAULT" };
-    this.failures.push({ match, phase: "before", status, body: body ?? defaultBody, remaining: count });
+    this.failures.push({ match, phase: "before", status, body: body ?? injectedFaultBody(status, "before"), remaining: count });
   }
 
   /**
@@ -83,8 +82,7 @@ export class Faults {
    * second resource. Requests the cloud refuses are answered as usual.
    */
   failNextAfterEffect(match: RequestMatch, status: number, count = 1, body?: unknown): void {
-    const defaultBody = { error_msg: `injected fault after the request took effect: HTTP ${status}`, error_code: "SIM.FAULT" };
-    this.failures.push({ match, phase: "after", status, body: body ?? defaultBody, remaining: count });
+    this.failures.push({ match, phase: "after", status, body: body ?? injectedFaultBody(status, "after"), remaining: count });
   }
 
   /**
@@ -97,8 +95,7 @@ export class Faults {
   failShare(match: RequestMatch, status: number, probability: number, options: { readonly random: () => number; readonly phase?: FaultPhase; readonly body?: unknown }): void {
     if (!(probability > 0 && probability <= 1)) throw new Error(`failShare: the probability must be in (0, 1], not ${probability}`);
     const phase = options.phase ?? "before";
-    const defaultBody = { error_msg: `injected fault${phase === "after" ? " after the request took effect" : ""}: HTTP ${status}`, error_code: "SIM.FAULT" };
-    this.failures.push({ match, phase, status, body: options.body ?? defaultBody, remaining: Infinity, share: { probability, random: options.random } });
+    this.failures.push({ match, phase, status, body: options.body ?? injectedFaultBody(status, phase), remaining: Infinity, share: { probability, random: options.random } });
   }
 
   /** Delays every matching request by `ms` before it is answered, until `clear()`. */
@@ -148,6 +145,11 @@ export class Faults {
   record(entry: RequestLogEntry): void {
     this.log.push(entry);
   }
+}
+
+/** The OTC-style error body of an injected fault that names no body of its own. */
+function injectedFaultBody(status: number, phase: FaultPhase): { error_msg: string; error_code: string } {
+  return { error_msg: `injected fault${phase === "after" ? " after the request took effect" : ""}: HTTP ${status}`, error_code: "SIM.FAULT" };
 }
 
 /** Whether a request of `method` on `path`, from a client with User-Agent `agent`, is one `match` names. */
